@@ -1,0 +1,49 @@
+# warmstat — see README.md. `make demo` runs the main job on a built-in default,
+# `make test` runs every test (CI calls exactly this).
+GO      ?= go
+BIN     := bin/warmstat
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+FUZZTIME ?= 60s
+
+.PHONY: all build test vet fmt-check bench fuzz demo clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warmstat
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: vet fmt-check
+	$(GO) test -count=1 ./...
+
+# Speed and memory targets live in Go benchmarks, not in timed unit tests.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 10x ./...
+
+# Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
+fuzz:
+	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzCSVReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
+
+# The main job on a small built-in default: import the bundled Java-harness runs
+# and report them (the loader-based demo replaces this once `warmstat load` lands).
+DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
+demo: build
+	@rm -rf "$(DEMO_DIR)" && mkdir -p "$(DEMO_DIR)"
+	@for sc in ok golive-failed; do \
+	  ./$(BIN) import --java testdata/java/$$sc --out "$(DEMO_DIR)/$$sc" --server-heap 23g --build demo-$$sc || exit 1; \
+	done
+	./$(BIN) report "$(DEMO_DIR)/ok"
+	@echo
+	./$(BIN) report --format md "$(DEMO_DIR)/golive-failed"
+
+clean:
+	rm -rf bin

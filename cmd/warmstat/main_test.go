@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
+
+const testdata = "../../testdata"
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"warmstat"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join(testdata, "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/warmstat -update)", err)
+	}
+	if string(want) != got {
+		t.Fatalf("%s differs from golden (go test ./cmd/warmstat -update to accept):\n--- got\n%s", name, got)
+	}
+}
+
+var javaScenarios = []string{"ok", "golive-failed", "unverified", "mismatch", "capped-embedded", "cs_CZ"}
+
+// Each Java-harness fixture imports (its CSV reproducing every printed figure) and
+// reports identically to the golden files in all three formats.
+func TestImportAndReportGolden(t *testing.T) {
+	for _, sc := range javaScenarios {
+		t.Run(sc, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), sc)
+			stdout, stderr, code := runCLI(t, "import", "--java", filepath.Join(testdata, "java", sc), "--out", out, "--server-heap", "23g", "--build", "v2026.2.0")
+			if code != 0 {
+				t.Fatalf("import exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "imported") {
+				t.Fatalf("import said %q", stdout)
+			}
+			for _, f := range []string{"text", "json", "md"} {
+				stdout, stderr, code := runCLI(t, "report", "--format", f, out)
+				if code != 0 {
+					t.Fatalf("report exit %d: %s", code, stderr)
+				}
+				golden(t, "java-"+sc+"."+f, stdout)
+			}
+		})
+	}
+	for _, name := range []string{"warmstat-verified", "warmstat-aborted"} {
+		for _, f := range []string{"text", "json", "md"} {
+			stdout, stderr, code := runCLI(t, "report", "--format", f, filepath.Join(testdata, "runs", name))
+			if code != 0 {
+				t.Fatalf("report %s exit %d: %s", name, code, stderr)
+			}
+			golden(t, name+"."+f, stdout)
+		}
+	}
+}
+
+// What a reader must see first, in every scenario.
+func TestReportFlags(t *testing.T) {
+	imp := func(sc string) string {
+		out := filepath.Join(t.TempDir(), sc)
+		if _, e, c := runCLI(t, "import", "--java", filepath.Join(testdata, "java", sc), "--out", out); c != 0 {
+			t.Fatal(e)
+		}
+		return out
+	}
+	text, _, _ := runCLI(t, "report", imp("golive-failed"))
+	if !strings.HasPrefix(text, "!! goLive FAILED client-side") || !strings.Contains(text, "FAILED @ 15.0 s") || strings.Contains(text, "80.0 s") {
+		t.Errorf("failed goLive: TOTAL must be absent and the failure first:\n%s", text)
+	}
+	text, _, _ = runCLI(t, "report", imp("unverified"))
+	if !strings.HasPrefix(text, "!! UNVERIFIED RUN") || !strings.Contains(text, "exit code 2") {
+		t.Errorf("unverified:\n%s", text)
+	}
+	text, _, _ = runCLI(t, "report", imp("mismatch"))
+	if !strings.HasPrefix(text, "!! COUNT MISMATCH: Product expected 1,000, target 993") {
+		t.Errorf("mismatch:\n%s", text)
+	}
+	text, _, _ = runCLI(t, "report", filepath.Join(testdata, "runs", "warmstat-aborted"))
+	if !strings.HasPrefix(text, "!! ABORTED RUN") {
+		t.Errorf("aborted:\n%s", text)
+	}
+	text, _, _ = runCLI(t, "report", imp("ok"))
+	if strings.HasPrefix(text, "!!") && !strings.HasPrefix(text, "!! server heap unknown") {
+		t.Errorf("a clean run got a warning:\n%s", text)
+	}
+}
+
+func copyDir(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	ents, _ := os.ReadDir(from)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(to, e.Name()), b, 0o644)
+	}
+	return to
+}
+
+func TestImportRefusals(t *testing.T) {
+	ok := filepath.Join(testdata, "java", "ok")
+	check := func(name, dir, want string) {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			_, stderr, code := runCLI(t, "import", "--java", dir, "--out", out)
+			if code != 1 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and one line containing %q", code, stderr, want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatal("a refused import left an output directory")
+			}
+			ents, _ := os.ReadDir(filepath.Dir(out))
+			if len(ents) != 0 {
+				t.Fatalf("staging leftovers: %v", ents)
+			}
+		})
+	}
+	// CSV one row short of "entities upserted"
+	d := copyDir(t, ok)
+	csv, _ := os.ReadFile(filepath.Join(d, "per-entity.csv"))
+	lines := strings.SplitAfter(string(csv), "\n")
+	os.WriteFile(filepath.Join(d, "per-entity.csv"), []byte(strings.Join(lines[:len(lines)-2], "")), 0o644)
+	check("short csv", d, "1248 rows, but")
+	// the CSV of another run: same rows, one Product latency 0.5 ms longer (the
+	// upsert sum stays within the report's 0.1 s rounding, the printed mean does not)
+	d = copyDir(t, ok)
+	body := strings.SplitAfter(string(csv), "\n")
+	for i, l := range body {
+		if strings.HasPrefix(l, "Product,") {
+			f := strings.Split(strings.TrimSpace(l), ",")
+			ns, _ := strconv.ParseInt(f[2], 10, 64)
+			body[i] = f[0] + "," + f[1] + "," + strconv.FormatInt(ns+500_000, 10) + "\n"
+			break
+		}
+	}
+	os.WriteFile(filepath.Join(d, "per-entity.csv"), []byte(strings.Join(body, "")), 0o644)
+	check("csv of another run", d, "printed by the harness, but the CSV gives")
+	// a log with no report block
+	d = copyDir(t, ok)
+	os.WriteFile(filepath.Join(d, "stdout.log"), []byte("10:00:00.000 INFO starting\nException in thread \"main\" boom\n"), 0o644)
+	check("no report", d, "no report block")
+	// a truncated CSV line
+	d = copyDir(t, ok)
+	os.WriteFile(filepath.Join(d, "per-entity.csv"), csv[:len(csv)-3], 0o644)
+	check("truncated csv", d, "truncated: last line has no line end")
+	// a bad heap flag
+	_, stderr, code := runCLI(t, "import", "--java", ok, "--out", filepath.Join(t.TempDir(), "r"), "--server-heap", "lots")
+	if code != 1 || !strings.Contains(stderr, "--server-heap") {
+		t.Errorf("bad heap: %d %q", code, stderr)
+	}
+}
+
+func TestImportNeverOverwrites(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("keep"), 0o644)
+	_, stderr, code := runCLI(t, "import", "--java", filepath.Join(testdata, "java", "ok"), "--out", out)
+	if code != 1 || !strings.Contains(stderr, "not empty") {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "keep" {
+		t.Fatal("foreign file touched")
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	_, stderr, code := runCLI(t, "report", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "not a run directory") {
+		t.Errorf("%d %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "report", "--format", "xml", filepath.Join(testdata, "runs", "warmstat-verified"))
+	if code != 1 || !strings.Contains(stderr, `unknown format "xml"`) {
+		t.Errorf("%d %q", code, stderr)
+	}
+	// a run whose CSV lost rows since it was written
+	d := copyDir(t, filepath.Join(testdata, "runs", "warmstat-verified"))
+	csv, _ := os.ReadFile(filepath.Join(d, "entities.csv"))
+	os.WriteFile(filepath.Join(d, "entities.csv"), csv[:len(csv)/2+1], 0o644)
+	_, stderr, code = runCLI(t, "report", d)
+	if code != 1 || !strings.Contains(stderr, "entities.csv:") {
+		t.Errorf("%d %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "report", "--quantiles", "median-of-means", filepath.Join(testdata, "runs", "warmstat-verified"))
+	if code != 1 || !strings.Contains(stderr, "unknown quantile method") {
+		t.Errorf("%d %q", code, stderr)
+	}
+}

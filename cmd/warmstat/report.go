@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+const quantilesHelp = `percentile and mean definition: "java" (default) = the Java harness's: sorted sample at ` +
+	`0-based index min(n-1, floor(p*n/100)), no interpolation, mean truncated to whole ns - an imported harness ` +
+	`run reproduces its printed figures exactly; "linear" = interpolated (type 7, numpy default), exact mean`
+
+func quantilesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "quantiles", Value: string(analyze.QuantilesJava), Usage: quantilesHelp}
+}
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "latency statistics and clocks of one run: load, upsert, source read, ingest, goLive apart",
+		ArgsUsage: "RUN",
+		Description: "Prints per-collection and overall count, mean, median, p95, p99, min and max upsert latency,\n" +
+			"wall/read/upsert seconds, load wall-clock, upsert (pure), source read, ingest = load - source read,\n" +
+			"throughputs, goLive measured apart, and TOTAL = load + goLive only when goLive completed.\n" +
+			"An unverified, mismatched or aborted run is flagged at the top. Exit code 0 unless the run cannot be read.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
+			quantilesFlag(),
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return withCode(1, fmt.Errorf("report needs exactly one RUN directory"))
+			}
+			f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
+			if err != nil {
+				return err
+			}
+			q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
+			if err != nil {
+				return err
+			}
+			run, err := runfmt.Open(cmd.Args().First())
+			if err != nil {
+				return err
+			}
+			s, err := analyze.Summarize(run, q)
+			if err != nil {
+				return err
+			}
+			return report.WriteRun(cmd.Root().Writer, s, f)
+		},
+	}
+}

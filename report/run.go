@@ -1,0 +1,367 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// RunSchema is the JSON contract of `warmstat report --format json`.
+const RunSchema = "warmstat.report/v1"
+
+// WireDominatedUs: in remote mode a collection whose mean upsert is below this many
+// microseconds costs little more than a few loopback gRPC round trips (~50-200 µs
+// each), so its latency describes the wire, not the write path.
+const WireDominatedUs = 1000.0
+
+// RunJSON is the stable JSON shape of one run's report.
+type RunJSON struct {
+	Schema       string           `json:"schema"`
+	Run          *runfmt.Manifest `json:"run"`
+	Quantiles    string           `json:"quantiles"`
+	Entities     int64            `json:"entities"`
+	LoadWallS    float64          `json:"load_wall_s"`
+	UpsertS      float64          `json:"upsert_s"`
+	SourceReadS  float64          `json:"source_read_s"`
+	IngestS      float64          `json:"ingest_s"`
+	GoLive       GoLiveJSON       `json:"golive"`
+	TotalS       *float64         `json:"total_s"`
+	Verification VerificationJSON `json:"verification"`
+	Throughput   ThroughputJSON   `json:"throughput"`
+	Overall      LatencyJSON      `json:"overall"`
+	Collections  []LatencyJSON    `json:"collections"`
+	Warnings     []string         `json:"warnings"`
+}
+
+// GoLiveJSON: seconds is the transition time, or the time to failure when failed.
+type GoLiveJSON struct {
+	Status  string   `json:"status"`
+	Seconds *float64 `json:"seconds"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// VerificationJSON carries the completeness verdict.
+type VerificationJSON struct {
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Outcome  string `json:"outcome"`
+}
+
+// ThroughputJSON are entities per second over three denominators.
+type ThroughputJSON struct {
+	PureUpsert float64 `json:"pure_upsert_per_s"`
+	Wall       float64 `json:"wall_per_s"`
+	Ingest     float64 `json:"ingest_per_s"`
+}
+
+// LatencyJSON is one row of latency statistics (µs) with its clocks (s).
+type LatencyJSON struct {
+	Name           string  `json:"name,omitempty"`
+	Count          int64   `json:"count"`
+	MeanUs         float64 `json:"mean_us"`
+	MedianUs       float64 `json:"median_us"`
+	P95Us          float64 `json:"p95_us"`
+	P99Us          float64 `json:"p99_us"`
+	MinUs          float64 `json:"min_us"`
+	MaxUs          float64 `json:"max_us"`
+	WallS          float64 `json:"wall_s"`
+	ReadS          float64 `json:"read_s"`
+	UpsertS        float64 `json:"upsert_s"`
+	ShareOfWallPct float64 `json:"share_of_wall_pct"`
+	WireDominated  bool    `json:"wire_dominated"`
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+
+func rate(n, ns int64) float64 {
+	if ns <= 0 {
+		return 0
+	}
+	return round3(float64(n) * 1e9 / float64(ns))
+}
+
+func round3(v float64) float64 {
+	return float64(int64(v*1000+0.5)) / 1000
+}
+
+func latency(name string, st analyze.Stats, wall, read, upsert, loadWall int64, remote bool) LatencyJSON {
+	l := LatencyJSON{Name: name, Count: st.Count, MeanUs: st.MeanNs / 1000, MedianUs: st.MedianNs / 1000, P95Us: st.P95Ns / 1000,
+		P99Us: st.P99Ns / 1000, MinUs: float64(st.MinNs) / 1000, MaxUs: float64(st.MaxNs) / 1000,
+		WallS: secs(wall), ReadS: secs(read), UpsertS: secs(upsert)}
+	if loadWall > 0 {
+		l.ShareOfWallPct = round3(100 * float64(wall) / float64(loadWall))
+	}
+	l.WireDominated = remote && st.Count > 0 && l.MeanUs < WireDominatedUs
+	return l
+}
+
+// BuildRun turns a summary into the report's data (shared by every format).
+func BuildRun(s *analyze.RunSummary) *RunJSON {
+	m := s.Manifest()
+	t := m.Timings
+	remote := m.TargetMode == runfmt.TargetRemote
+	r := &RunJSON{Schema: RunSchema, Run: m, Quantiles: string(s.Quantiles), Entities: m.Entities,
+		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs), IngestS: secs(s.IngestNs()),
+		Verification: VerificationJSON{Status: m.Verification.Status, ExitCode: m.ExitCode, Outcome: m.Outcome.Status},
+		Throughput:   ThroughputJSON{PureUpsert: rate(m.Entities, t.UpsertNs), Wall: rate(m.Entities, t.LoadWallNs), Ingest: rate(m.Entities, s.IngestNs())},
+		Warnings:     Warnings(m),
+	}
+	r.GoLive = GoLiveJSON{Status: m.GoLive.Status, Error: m.GoLive.Error}
+	if m.GoLive.Ns != nil {
+		v := secs(*m.GoLive.Ns)
+		r.GoLive.Seconds = &v
+	}
+	if tot, ok := s.TotalNs(); ok {
+		v := secs(tot)
+		r.TotalS = &v
+	}
+	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, t.LoadWallNs, remote)
+	r.Overall.WireDominated = false
+	for _, c := range s.Collections {
+		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, t.LoadWallNs, remote))
+	}
+	return r
+}
+
+// Warnings are the facts a reader must see before any number: incompleteness first.
+func Warnings(m *runfmt.Manifest) []string {
+	var w []string
+	switch m.Outcome.Status {
+	case runfmt.OutcomeAborted:
+		w = append(w, fmt.Sprintf("ABORTED RUN: the load did not finish (%s); figures cover only what completed (exit %d)", orNone(m.Outcome.Detail), m.ExitCode))
+	case runfmt.OutcomeInterrupted:
+		w = append(w, fmt.Sprintf("INTERRUPTED RUN: stopped by the user (%s); figures cover only what completed (exit %d)", orNone(m.Outcome.Detail), m.ExitCode))
+	}
+	switch m.Verification.Status {
+	case runfmt.Mismatch:
+		var bad []string
+		for _, c := range m.Verification.Counts {
+			if c.Target != c.Expected {
+				bad = append(bad, fmt.Sprintf("%s expected %s, target %s", c.Collection, Int(c.Expected), Int(c.Target)))
+			}
+		}
+		w = append(w, fmt.Sprintf("COUNT MISMATCH: %s - a short load is wrong and flatteringly fast; do not use these figures (exit %d)", strings.Join(bad, "; "), m.ExitCode))
+	case runfmt.Unverified:
+		w = append(w, fmt.Sprintf("UNVERIFIED RUN: target entity counts are unknown (%s) - completeness unproven (exit %d)", orNone(m.Verification.Error), m.ExitCode))
+	}
+	if m.GoLive.Status == runfmt.GoLiveFailed {
+		w = append(w, fmt.Sprintf("goLive FAILED client-side: the goLive figure is time to failure, not a transition time; no TOTAL (%s)", m.GoLive.Error))
+		if m.GoLive.ServerReachedAlive != nil && *m.GoLive.ServerReachedAlive {
+			w = append(w, "the server reached ALIVE anyway (polled after the failure)")
+		}
+	}
+	if m.Server.MaxHeapBytes == nil {
+		w = append(w, "server heap unknown: this run cannot be compared with confidence (heap changes evitaDB's code paths)")
+	}
+	if m.ReaderGC != nil && m.TargetMode == runfmt.TargetEmbedded && m.ReaderGC.ShareOfWallPc > 15 {
+		w = append(w, fmt.Sprintf("GC took %.1f%% of the load: this run describes the collector more than the write path", m.ReaderGC.ShareOfWallPc))
+	}
+	return w
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no detail recorded"
+	}
+	return s
+}
+
+// WriteRun renders one run's report.
+func WriteRun(w io.Writer, s *analyze.RunSummary, f Format) error {
+	r := BuildRun(s)
+	switch f {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case Markdown:
+		return writeRunDoc(w, r, s, true)
+	}
+	return writeRunDoc(w, r, s, false)
+}
+
+func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error {
+	m := r.Run
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if md {
+		p("## warmstat run `%s` - build `%s`\n\n", m.RunID, m.Build.Label)
+		for _, x := range r.Warnings {
+			p("> **%s**\n", MDEscape(x))
+		}
+		if len(r.Warnings) > 0 {
+			p("\n")
+		}
+	} else {
+		for _, x := range r.Warnings {
+			p("!! %s\n", x)
+		}
+		if len(r.Warnings) > 0 {
+			p("\n")
+		}
+		p("warmstat report - run %s, build %s\n", m.RunID, m.Build.Label)
+	}
+	target := m.TargetMode
+	if m.Server.Address != "" {
+		target += " " + m.Server.Address
+	}
+	commit := ""
+	if m.Build.Commit != "" {
+		commit = " @ " + m.Build.Commit
+	}
+	lines := [][2]string{
+		{"build", m.Build.Label + commit},
+		{"loader", strings.TrimSpace(m.Loader.Name + " " + m.Loader.Version)},
+		{"catalogs", fmt.Sprintf("%s -> %s (%s)", m.SourceCatalog, m.TargetCatalog, target)},
+		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
+		{"conditions", Conditions(m)},
+	}
+	if md {
+		for _, l := range lines {
+			p("- %s: %s\n", l[0], MDEscape(l[1]))
+		}
+		p("\n")
+	} else {
+		for _, l := range lines {
+			p("  %-11s %s\n", l[0]+":", l[1])
+		}
+		p("\n")
+	}
+	t := m.Timings
+	golive, goliveNote := "skipped", "not run"
+	switch m.GoLive.Status {
+	case runfmt.GoLiveOK:
+		golive, goliveNote = Seconds(*m.GoLive.Ns), "measured apart, never in upsert statistics"
+	case runfmt.GoLiveFailed:
+		golive, goliveNote = "FAILED @ "+Seconds(*m.GoLive.Ns), "time to failure, not a transition time"
+	}
+	total, totalNote := "-", "not defined: goLive did not complete"
+	if tot, ok := s.TotalNs(); ok {
+		total, totalNote = Seconds(tot), ""
+	}
+	clock := [][]string{
+		{"load wall-clock", Seconds(t.LoadWallNs), ""},
+		{"  upsert (pure)", Seconds(t.UpsertNs), Pct(t.UpsertNs, t.LoadWallNs) + " % of wall"},
+		{"  source read", Seconds(t.SourceReadNs), Pct(t.SourceReadNs, t.LoadWallNs) + " % of wall"},
+		{"  ingest (load - read)", Seconds(s.IngestNs()), Pct(s.IngestNs(), t.LoadWallNs) + " % of wall"},
+		{"goLive -> ALIVE", golive, goliveNote},
+		{"TOTAL (load + goLive)", total, totalNote},
+	}
+	if md {
+		if err := Table(w, Markdown, []string{"clock", "time", "note"}, clock); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range clock {
+			p("%s\n", strings.TrimRight(fmt.Sprintf("%-23s %18s   %s", c[0], c[1], c[2]), " "))
+		}
+	}
+	p("\nthroughput: %s upserts/s (pure), %s entities/s (wall), %s entities/s (ingest)\n",
+		Fixed(r.Throughput.PureUpsert, 1), Fixed(r.Throughput.Wall, 1), Fixed(r.Throughput.Ingest, 1))
+	p("verification: %s, outcome %s, exit code %d\n", m.Verification.Status, m.Outcome.Status, m.ExitCode)
+	if t.ResolutionNs > 1 {
+		p("timing resolution: %s (clocks as the producer printed them)\n", Seconds(t.ResolutionNs))
+	}
+	if m.WriterGC != nil {
+		g := m.WriterGC
+		p("writer GC: %s young, %s full pauses, %s paused (%.2f %% of wall)\n", intPtr(g.YoungPauses), intPtr(g.FullPauses), Seconds(g.PauseNs), g.ShareOfWallPc)
+	}
+	p("\n")
+	if md {
+		p("Per-upsert latency in µs (quantiles: %s)\n\n", r.Quantiles)
+	} else {
+		p("per-collection breakdown, slowest first; upsert latency in µs (quantiles: %s)\n", r.Quantiles)
+	}
+	header := []string{"collection", "entities", "wall s", "read s", "upsert s", "%wall", "mean", "median", "p95", "p99", "min", "max"}
+	var rows [][]string
+	order := SlowestFirst(s.Collections)
+	anyWire := false
+	for _, i := range order {
+		c, l := s.Collections[i], r.Collections[i]
+		name := c.Name
+		if l.WireDominated {
+			name += " †"
+			anyWire = true
+		}
+		rows = append(rows, latencyRow(name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, t.LoadWallNs))
+	}
+	rows = append(rows, latencyRow("ALL", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, t.LoadWallNs))
+	f := Text
+	if md {
+		f = Markdown
+	}
+	if err := Table(w, f, header, rows); err != nil {
+		return err
+	}
+	if md {
+		p("\n")
+	}
+	if anyWire {
+		p("† remote latency is end-to-end (protobuf, loopback round trip, server deframing): below %s µs the wire dominates; not a write-path cost.\n", Fixed(WireDominatedUs, 0))
+	}
+	p("wall s of a collection excludes its primary-key listing; ALL wall s is the load wall-clock.\n")
+	return nil
+}
+
+func latencyRow(name string, st analyze.Stats, wall, read, upsert, loadWall int64) []string {
+	if st.Count == 0 {
+		return []string{name, "0", sec1(wall), sec1(read), sec1(upsert), Pct(wall, loadWall), "-", "-", "-", "-", "-", "-"}
+	}
+	return []string{name, Int(st.Count), sec1(wall), sec1(read), sec1(upsert), Pct(wall, loadWall),
+		Micros(st.MeanNs), Micros(st.MedianNs), Micros(st.P95Ns), Micros(st.P99Ns), Micros(float64(st.MinNs)), Micros(float64(st.MaxNs))}
+}
+
+func sec1(ns int64) string { return strings.TrimSuffix(Seconds(ns), " s") }
+
+// SlowestFirst orders collections by wall-clock, descending; ties keep load order.
+func SlowestFirst(cs []analyze.CollectionSummary) []int {
+	idx := make([]int, len(cs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && cs[idx[j]].WallNs > cs[idx[j-1]].WallNs; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	return idx
+}
+
+// Conditions is the one-line summary of a run's measurement conditions.
+func Conditions(m *runfmt.Manifest) string {
+	c := m.Conditions
+	cap := "none"
+	if c.MaxPerCollection > 0 {
+		cap = Int(int64(c.MaxPerCollection))
+	}
+	subset := "all"
+	if len(c.CollectionSubset) > 0 {
+		subset = strings.Join(c.CollectionSubset, ",")
+	}
+	return fmt.Sprintf("storage.compress=%s cache=%s traffic-recording=%s batch=%s cap=%s collections=%s prefetch=%t",
+		boolPtr(c.StorageCompress), boolPtr(c.CacheEnabled), boolPtr(c.TrafficRecording), Int(int64(c.BatchSize)), cap, subset, c.Prefetch)
+}
+
+func boolPtr(b *bool) string {
+	if b == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*b)
+}
+
+func intPtr(v *int64) string {
+	if v == nil {
+		return "?"
+	}
+	return Int(*v)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

@@ -1,0 +1,271 @@
+package runfmt
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Row is one completed upsert.
+type Row struct {
+	Seq        int64 // 1-based upsert order; 0 when the file has no seq column
+	Collection string
+	PrimaryKey int32
+	Batch      int64 // 1-based source-read batch; 0 when unknown
+	StartNs    int64 // ns since the load clock started; -1 when unknown
+	UpsertNs   int64
+}
+
+// Column names of entities.csv, in the order the writer emits them.
+const (
+	ColSeq        = "seq"
+	ColCollection = "collection"
+	ColPrimaryKey = "primary_key"
+	ColBatch      = "batch"
+	ColStartNs    = "start_ns"
+	ColUpsertNs   = "upsert_ns"
+)
+
+// The Java harness spells two columns differently; the reader accepts its header too.
+var columnAliases = map[string]string{"primaryKey": ColPrimaryKey, "upsert_nanos": ColUpsertNs}
+
+const maxLine = 64 << 10
+
+// CSVReader streams entities.csv (or the Java harness's per-entity.csv) row by row
+// with constant memory, validating every field.
+type CSVReader struct {
+	file   string
+	br     *bufio.Reader
+	line   int
+	names  []string // canonical column names in file order
+	col    [6]int   // index of seq, collection, pk, batch, start, upsert; -1 = absent
+	intern map[string]string
+	fields [][]byte
+	last   Row
+}
+
+// NewCSVReader reads and checks the header; file names the source in errors.
+func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
+	cr := &CSVReader{file: file, br: bufio.NewReaderSize(r, 256<<10), intern: map[string]string{}}
+	cr.col = [6]int{-1, -1, -1, -1, -1, -1}
+	hdr, err := cr.readLine()
+	if err == io.EOF {
+		return nil, perr(file, 1, "", "empty file: no header")
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range bytes.Split(hdr, []byte{','}) {
+		name := strings.TrimSpace(string(h))
+		if a, ok := columnAliases[name]; ok {
+			name = a
+		}
+		k := map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5}
+		j, ok := k[name]
+		if !ok {
+			return nil, perr(file, 1, name, "unknown column (expected seq, collection, primary_key, batch, start_ns, upsert_ns)")
+		}
+		if cr.col[j] >= 0 {
+			return nil, perr(file, 1, name, "column appears twice")
+		}
+		cr.col[j] = i
+		cr.names = append(cr.names, name)
+	}
+	for _, req := range []int{1, 2, 5} {
+		if cr.col[req] < 0 {
+			return nil, perr(file, 1, []string{ColSeq, ColCollection, ColPrimaryKey, ColBatch, ColStartNs, ColUpsertNs}[req], "missing column")
+		}
+	}
+	cr.fields = make([][]byte, len(cr.names))
+	return cr, nil
+}
+
+// HasStart reports whether rows carry start offsets.
+func (r *CSVReader) HasStart() bool { return r.col[4] >= 0 }
+
+// Line is the number of the last line read.
+func (r *CSVReader) Line() int { return r.line }
+
+// File is the name used in errors.
+func (r *CSVReader) File() string { return r.file }
+
+func (r *CSVReader) readLine() ([]byte, error) {
+	b, err := r.br.ReadSlice('\n')
+	r.line++
+	switch {
+	case err == nil:
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+		return b, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return nil, perr(r.file, r.line, "", "line longer than %d bytes", r.br.Size())
+	case err == io.EOF && len(b) == 0:
+		r.line--
+		return nil, io.EOF
+	case err == io.EOF:
+		return nil, perr(r.file, r.line, "", "truncated: last line has no line end (file cut short?)")
+	}
+	return nil, err
+}
+
+// Next returns the next row, or io.EOF after the last one.
+func (r *CSVReader) Next() (Row, error) {
+	b, err := r.readLine()
+	if err != nil {
+		return Row{}, err
+	}
+	n := 0
+	for {
+		i := bytes.IndexByte(b, ',')
+		if n == len(r.fields) {
+			return Row{}, perr(r.file, r.line, "", "more than %d fields", len(r.fields))
+		}
+		if i < 0 {
+			r.fields[n] = b
+			n++
+			break
+		}
+		r.fields[n] = b[:i]
+		n++
+		b = b[i+1:]
+	}
+	if n < len(r.fields) {
+		if n == 1 && len(r.fields[0]) == 0 {
+			return Row{}, perr(r.file, r.line, "", "empty line")
+		}
+		return Row{}, perr(r.file, r.line, r.names[n], "missing (row has %d of %d fields)", n, len(r.fields))
+	}
+	row := Row{StartNs: -1}
+	c := r.fields[r.col[1]]
+	if len(c) == 0 {
+		return Row{}, perr(r.file, r.line, ColCollection, "empty")
+	}
+	name, ok := r.intern[string(c)] // no allocation on lookup
+	if !ok {
+		name = string(c)
+		r.intern[name] = name
+	}
+	row.Collection = name
+	pk, err := r.num(2, ColPrimaryKey, false)
+	if err != nil {
+		return Row{}, err
+	}
+	if pk > math.MaxInt32 {
+		return Row{}, perr(r.file, r.line, ColPrimaryKey, "%s does not fit a 32-bit primary key", r.fields[r.col[2]])
+	}
+	row.PrimaryKey = int32(pk)
+	if row.UpsertNs, err = r.num(5, ColUpsertNs, false); err != nil {
+		return Row{}, err
+	}
+	if r.col[0] >= 0 {
+		if row.Seq, err = r.num(0, ColSeq, false); err != nil {
+			return Row{}, err
+		}
+		if row.Seq != r.last.Seq+1 {
+			return Row{}, perr(r.file, r.line, ColSeq, "%d follows %d (rows must be in upsert order, without gaps)", row.Seq, r.last.Seq)
+		}
+	}
+	if r.col[3] >= 0 {
+		if row.Batch, err = r.num(3, ColBatch, true); err != nil {
+			return Row{}, err
+		}
+		if row.Batch > 0 && row.Batch < r.last.Batch {
+			return Row{}, perr(r.file, r.line, ColBatch, "%d after %d (batches must not go backwards)", row.Batch, r.last.Batch)
+		}
+	}
+	if r.col[4] >= 0 {
+		v, err := r.num(4, ColStartNs, true)
+		if err != nil {
+			return Row{}, err
+		}
+		if len(r.fields[r.col[4]]) > 0 {
+			row.StartNs = v
+		}
+	}
+	r.last = row
+	return row, nil
+}
+
+// num parses a non-negative decimal integer; optional fields may be empty (0).
+func (r *CSVReader) num(k int, field string, optional bool) (int64, error) {
+	b := r.fields[r.col[k]]
+	if len(b) == 0 {
+		if optional {
+			return 0, nil
+		}
+		return 0, perr(r.file, r.line, field, "empty")
+	}
+	var v int64
+	for _, ch := range b {
+		d := int64(ch) - '0'
+		if d < 0 || d > 9 || v > (math.MaxInt64-d)/10 {
+			return 0, perr(r.file, r.line, field, "%q is not a non-negative integer", b)
+		}
+		v = v*10 + d
+	}
+	return v, nil
+}
+
+// CSVWriter streams entities.csv. Rows reach the OS on Flush; the loader flushes
+// after every upsert so that a crash loses at most the entity in flight.
+type CSVWriter struct {
+	w   *bufio.Writer
+	buf []byte
+	seq int64
+}
+
+// CSVHeader is the header line the writer emits.
+const CSVHeader = "seq,collection,primary_key,batch,start_ns,upsert_ns"
+
+// NewCSVWriter writes the header and returns a writer that numbers rows itself.
+func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
+	cw := &CSVWriter{w: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 128)}
+	if _, err := cw.w.WriteString(CSVHeader + "\n"); err != nil {
+		return nil, err
+	}
+	return cw, nil
+}
+
+// Write appends one row; Seq is assigned by the writer. Batch 0 and StartNs < 0 are
+// written as empty (unknown).
+func (w *CSVWriter) Write(r Row) error {
+	if r.Collection == "" || strings.ContainsAny(r.Collection, ",\"\r\n") {
+		return errors.New("runfmt: collection name " + strconv.Quote(r.Collection) + " cannot be written unquoted")
+	}
+	if r.PrimaryKey < 0 || r.UpsertNs < 0 {
+		return errors.New("runfmt: negative primary key or duration")
+	}
+	w.seq++
+	b := w.buf[:0]
+	b = strconv.AppendInt(b, w.seq, 10)
+	b = append(b, ',')
+	b = append(b, r.Collection...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.PrimaryKey), 10)
+	b = append(b, ',')
+	if r.Batch > 0 {
+		b = strconv.AppendInt(b, r.Batch, 10)
+	}
+	b = append(b, ',')
+	if r.StartNs >= 0 {
+		b = strconv.AppendInt(b, r.StartNs, 10)
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.UpsertNs, 10)
+	b = append(b, '\n')
+	w.buf = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+// Rows is the number of rows written so far.
+func (w *CSVWriter) Rows() int64 { return w.seq }
+
+// Flush hands buffered rows to the underlying writer.
+func (w *CSVWriter) Flush() error { return w.w.Flush() }

@@ -1,0 +1,156 @@
+package runfmt
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func readAll(t *testing.T, data string) ([]Row, error) {
+	t.Helper()
+	r, err := NewCSVReader(strings.NewReader(data), "x.csv")
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row)
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewCSVWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []Row{
+		{Collection: "Product", PrimaryKey: 7, Batch: 1, StartNs: 0, UpsertNs: 7_100_000},
+		{Collection: "Product", PrimaryKey: 9, Batch: 1, StartNs: 7_200_000, UpsertNs: 6_900_000},
+		{Collection: "Tag", PrimaryKey: 2147483647, Batch: 2, StartNs: -1, UpsertNs: 0},
+	}
+	for _, r := range in {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := CSVHeader + "\n1,Product,7,1,0,7100000\n2,Product,9,1,7200000,6900000\n3,Tag,2147483647,2,,0\n"
+	if buf.String() != want {
+		t.Fatalf("written:\n%s\nwant:\n%s", buf.String(), want)
+	}
+	got, err := readAll(t, buf.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		in[i].Seq = int64(i + 1)
+		if got[i] != in[i] {
+			t.Errorf("row %d: got %+v want %+v", i, got[i], in[i])
+		}
+	}
+}
+
+func TestCSVReadsJavaHeader(t *testing.T) {
+	rows, err := readAll(t, "collection,primaryKey,upsert_nanos\nProduct,3,100\nTag,1,5\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1] != (Row{Collection: "Tag", PrimaryKey: 1, UpsertNs: 5, StartNs: -1}) {
+		t.Fatalf("rows %+v", rows)
+	}
+}
+
+func TestCSVWriterRefusesUnquotableNames(t *testing.T) {
+	w, _ := NewCSVWriter(io.Discard)
+	for _, n := range []string{"", "a,b", "a\nb", `a"b`} {
+		if err := w.Write(Row{Collection: n, UpsertNs: 1}); err == nil {
+			t.Errorf("collection %q accepted", n)
+		}
+	}
+}
+
+// Every error is one line naming file, line and field.
+func TestCSVErrors(t *testing.T) {
+	const h = "seq,collection,primary_key,batch,start_ns,upsert_ns\n"
+	cases := []struct{ name, data, want string }{
+		{"empty file", "", "x.csv:1: empty file: no header"},
+		{"missing column", "collection,primary_key\nA,1\n", "x.csv:1: field upsert_ns: missing column"},
+		{"unknown column", "collection,primary_key,upsert_ns,colour\n", "x.csv:1: field colour: unknown column"},
+		{"duplicate column", "collection,primary_key,upsert_ns,upsert_ns\n", "x.csv:1: field upsert_ns: column appears twice"},
+		{"truncated", h + "1,A,1,1,0,100\n2,A,2,1,1", "x.csv:3: truncated: last line has no line end"},
+		{"bad number", h + "1,A,1,1,0,12x\n", `x.csv:2: field upsert_ns: "12x" is not a non-negative integer`},
+		{"negative", h + "1,A,-1,1,0,5\n", `x.csv:2: field primary_key: "-1" is not a non-negative integer`},
+		{"pk overflow", h + "1,A,2147483648,1,0,5\n", "x.csv:2: field primary_key: 2147483648 does not fit a 32-bit primary key"},
+		{"int64 overflow", h + "1,A,1,1,0,99999999999999999999\n", `x.csv:2: field upsert_ns: "99999999999999999999" is not a non-negative integer`},
+		{"missing field", h + "1,A,1,1\n", "x.csv:2: field start_ns: missing (row has 4 of 6 fields)"},
+		{"extra field", h + "1,A,1,1,0,5,9\n", "x.csv:2: more than 6 fields"},
+		{"empty line", h + "1,A,1,1,0,5\n\n", "x.csv:3: empty line"},
+		{"empty collection", h + "1,,1,1,0,5\n", "x.csv:2: field collection: empty"},
+		{"empty required", h + "1,A,1,1,0,\n", "x.csv:2: field upsert_ns: empty"},
+		{"seq gap", h + "1,A,1,1,0,5\n3,A,2,1,0,5\n", "x.csv:3: field seq: 3 follows 1"},
+		{"seq not starting at 1", h + "2,A,1,1,0,5\n", "x.csv:2: field seq: 2 follows 0"},
+		{"batch backwards", h + "1,A,1,2,0,5\n2,A,2,1,0,5\n", "x.csv:3: field batch: 1 after 2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := readAll(t, c.data)
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T %v is not a ParseError", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error\n  %s\nwant prefix\n  %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestCSVToleratesCRLFAndOptionalEmpties(t *testing.T) {
+	rows, err := readAll(t, "seq,collection,primary_key,batch,start_ns,upsert_ns\r\n1,A,1,,,5\r\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].StartNs != -1 || rows[0].Batch != 0 || rows[0].UpsertNs != 5 {
+		t.Fatalf("%+v", rows[0])
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{
+		"23g": 23 << 30, "23G": 23 << 30, "14336m": 14336 << 20, "14.0 GiB": 14 << 30, "14,0 GiB": 14 << 30,
+		"512k": 512 << 10, "8 GB": 8 << 30, "1024": 1024, "1.5t": 3 << 39, " 2MiB ": 2 << 20,
+	} {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "g", "12q", "1.2.3g", "--5g", "1e400g"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	g := int64(23 << 30)
+	h := int64(15_300_000_000)
+	if FormatBytes(&g) != "23g" || FormatBytes(&h) != "14.2 GiB" || FormatBytes(nil) != "unknown" {
+		t.Errorf("FormatBytes: %s %s %s", FormatBytes(&g), FormatBytes(&h), FormatBytes(nil))
+	}
+}

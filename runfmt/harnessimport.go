@@ -1,0 +1,97 @@
+package runfmt
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WriteHarnessRun writes an imported run directory at out: the harness CSV converted
+// to entities.csv (checked row by row against m), the harness log kept as
+// harness-stdout.log, and the manifest with exact upsert sums from the CSV. It refuses
+// a CSV whose rows disagree with the report (count, collections, or upsert sums beyond
+// the report's 0.1 s rounding). On any error nothing is left at out.
+// check, if not nil, runs on the staged directory before it is moved into place.
+func WriteHarnessRun(out string, m *Manifest, csvPath, logPath string, check func(dir string) error) (err error) {
+	st, err := Stage(out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			st.Abort()
+		}
+	}()
+	in, err := os.Open(csvPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	f, err := os.Create(filepath.Join(st.Dir(), EntitiesFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w, err := NewCSVWriter(f)
+	if err != nil {
+		return err
+	}
+	sums := map[string]int64{}
+	err = ScanAgainst(in, csvPath, logPath+" (report)", m, func(r Row) error {
+		sums[r.Collection] += r.UpsertNs
+		r.StartNs, r.Batch = -1, 0
+		return w.Write(r)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	var total int64
+	for i, c := range m.Collections {
+		exact := sums[c.Name]
+		if d := exact - c.UpsertNs; d > 5e7 || d < -5e7 {
+			return perr(csvPath, 0, ColUpsertNs, "upsert times of %q add up to %.3f s, but the report says %.1f s (a CSV from another run?)", c.Name, float64(exact)/1e9, float64(c.UpsertNs)/1e9)
+		}
+		m.Collections[i].UpsertNs = exact
+		total += exact
+	}
+	if d := total - m.Timings.UpsertNs; d > 5e7 || d < -5e7 {
+		return perr(csvPath, 0, ColUpsertNs, "upsert times add up to %.3f s, but the report's upsert (pure) is %.1f s", float64(total)/1e9, float64(m.Timings.UpsertNs)/1e9)
+	}
+	m.Timings.UpsertNs = total
+	if err := copyFile(logPath, filepath.Join(st.Dir(), HarnessStdoutFile)); err != nil {
+		return err
+	}
+	if err := WriteManifest(filepath.Join(st.Dir(), ManifestFile), m); err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(st.Dir()); err != nil {
+			return err
+		}
+	}
+	return st.Commit()
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copying %s: %w", from, err)
+	}
+	return out.Close()
+}

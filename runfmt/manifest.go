@@ -1,0 +1,489 @@
+package runfmt
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SchemaV1 is the manifest schema this package reads and writes.
+const SchemaV1 = "warmstat.run/v1"
+
+// Loader names.
+const (
+	LoaderWarmstat    = "warmstat"
+	LoaderJavaHarness = "java-harness"
+)
+
+// Target modes.
+const (
+	TargetRemote   = "remote"
+	TargetEmbedded = "embedded"
+)
+
+// goLive outcomes.
+const (
+	GoLiveOK      = "ok"
+	GoLiveFailed  = "failed"
+	GoLiveSkipped = "skipped"
+)
+
+// Verification outcomes.
+const (
+	Verified   = "verified"
+	VerifySkip = "skipped"
+	Unverified = "unverified"
+	Mismatch   = "mismatch"
+)
+
+// Run outcomes: did the load loop run to its end?
+const (
+	OutcomeComplete    = "complete"
+	OutcomeAborted     = "aborted"
+	OutcomeInterrupted = "interrupted"
+)
+
+// Manifest describes one run: its conditions, its aggregate timings and whether it
+// can be trusted to be complete. See the package doc for the rules.
+type Manifest struct {
+	Schema        string       `json:"schema"`
+	RunID         string       `json:"run_id"`
+	Build         Build        `json:"build"`
+	Loader        Loader       `json:"loader"`
+	Server        Server       `json:"server"`
+	Reader        Reader       `json:"reader"`
+	TargetMode    string       `json:"target_mode"`
+	Conditions    Conditions   `json:"conditions"`
+	SourceCatalog string       `json:"source_catalog"`
+	TargetCatalog string       `json:"target_catalog"`
+	Dataset       Dataset      `json:"dataset"`
+	StartedAt     *time.Time   `json:"started_at"`
+	Machine       Machine      `json:"machine"`
+	Entities      int64        `json:"entities"`
+	Timings       Timings      `json:"timings"`
+	Collections   []Collection `json:"collections"`
+	GoLive        GoLive       `json:"golive"`
+	Verification  Verification `json:"verification"`
+	Outcome       Outcome      `json:"outcome"`
+	ExitCode      int          `json:"exit_code"`
+	WriterGC      *GCStats     `json:"writer_gc,omitempty"`
+	ReaderGC      *GCStats     `json:"reader_gc,omitempty"`
+	Import        *Import      `json:"import,omitempty"`
+}
+
+// Build identifies the evitaDB build under test.
+type Build struct {
+	Label  string `json:"label"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// Loader identifies the program that measured the run.
+type Loader struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Server is the target (writer) server.
+type Server struct {
+	Version      string `json:"version"`
+	Address      string `json:"address,omitempty"`
+	MaxHeapBytes *int64 `json:"max_heap_bytes"`
+}
+
+// Reader is the process that reads the source: the Java harness's JVM, or the
+// source server in warmstat's spawn mode.
+type Reader struct {
+	MaxHeapBytes *int64 `json:"max_heap_bytes"`
+}
+
+// Conditions are the settings that change what a run measures.
+type Conditions struct {
+	StorageCompress  *bool    `json:"storage_compress"`
+	CacheEnabled     *bool    `json:"cache_enabled"`
+	TrafficRecording *bool    `json:"traffic_recording"`
+	BatchSize        int      `json:"batch_size"`
+	MaxPerCollection int      `json:"max_per_collection"` // 0 = no cap
+	CollectionSubset []string `json:"collection_subset"`  // empty = all collections
+	Prefetch         bool     `json:"prefetch"`
+}
+
+// Dataset fingerprints the source catalog by its per-collection entity counts.
+type Dataset struct {
+	Fingerprint  string           `json:"fingerprint"` // "" when the source counts are unknown
+	SourceCounts map[string]int64 `json:"source_counts"`
+}
+
+// Machine is where the run was measured.
+type Machine struct {
+	Cores                  *int   `json:"cores"`
+	MemoryBytes            *int64 `json:"memory_bytes"`
+	CgroupMemoryLimitBytes *int64 `json:"cgroup_memory_limit_bytes"` // null = no limit or unknown
+}
+
+// Timings are the run's aggregate clocks.
+type Timings struct {
+	ResolutionNs        int64  `json:"resolution_ns"`
+	LoadWallNs          int64  `json:"load_wall_ns"`
+	UpsertNs            int64  `json:"upsert_ns"`
+	SourceReadNs        int64  `json:"source_read_ns"`
+	SchemaReplicationNs *int64 `json:"schema_replication_ns"`
+}
+
+// Collection is one collection's share of the load.
+type Collection struct {
+	Name     string `json:"name"`
+	Entities int64  `json:"entities"`
+	WallNs   int64  `json:"wall_ns"`
+	ReadNs   int64  `json:"read_ns"`
+	UpsertNs int64  `json:"upsert_ns"`
+}
+
+// GoLive is the WARM_UP -> ALIVE transition, measured apart from the load.
+type GoLive struct {
+	Status string `json:"status"`
+	// Ns is the transition time when Status is ok, the time to failure when failed.
+	Ns    *int64 `json:"ns"`
+	Error string `json:"error,omitempty"`
+	// ServerReachedAlive: after a client-side failure, did polling see ALIVE anyway?
+	ServerReachedAlive *bool `json:"server_reached_alive,omitempty"`
+}
+
+// Verification compares per-collection entity counts of source and target.
+type Verification struct {
+	Status string       `json:"status"`
+	Counts []CountCheck `json:"counts"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// CountCheck is one verified collection. Expected is min(source, cap).
+type CountCheck struct {
+	Collection string `json:"collection"`
+	Source     int64  `json:"source"`
+	Expected   int64  `json:"expected"`
+	Target     int64  `json:"target"`
+	Loaded     int64  `json:"loaded"`
+}
+
+// Outcome says whether the load loop ran to its end.
+type Outcome struct {
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// GCStats are a JVM's collector figures over the run. Young and full pause counts
+// are null when the source only gives a total (the harness's reader GC line).
+type GCStats struct {
+	Collections   int64   `json:"collections"`
+	YoungPauses   *int64  `json:"young_pauses"`
+	FullPauses    *int64  `json:"full_pauses"`
+	PauseNs       int64   `json:"pause_ns"`
+	ShareOfWallPc float64 `json:"share_of_wall_pct"`
+}
+
+// Import records where an imported run came from and what the harness printed
+// that the CSV cannot recompute or that the import checked against the CSV.
+type Import struct {
+	SourceDir        string `json:"source_dir"`
+	HarnessExitCode  *int   `json:"harness_exit_code"` // what the harness itself exited with, if logged
+	Locale           string `json:"locale"`            // number style seen: "en" or "comma-decimal"
+	TargetAddress    string `json:"target_address,omitempty"`
+	ReaderUsedHeapGB string `json:"reader_used_heap_after_load,omitempty"`
+}
+
+// ExitCodeFor is the contract's mapping from outcome and verification to exit code.
+func ExitCodeFor(outcome, verification string) int {
+	if outcome != OutcomeComplete {
+		return 1
+	}
+	switch verification {
+	case Verified, VerifySkip:
+		return 0
+	case Unverified:
+		return 2
+	}
+	return 1
+}
+
+// Fingerprint is a stable digest of per-collection source counts ("" when unknown).
+func Fingerprint(counts map[string]int64) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s=%d\n", n, counts[n])
+	}
+	return "counts-sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// CollectionNames returns the manifest's collections in load order.
+func (m *Manifest) CollectionNames() []string {
+	out := make([]string, len(m.Collections))
+	for i, c := range m.Collections {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// ReadManifest reads and validates a manifest file.
+func ReadManifest(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseManifest(path, data)
+}
+
+// ParseManifest decodes and validates manifest bytes; path is used in errors only.
+func ParseManifest(path string, data []byte) (*Manifest, error) {
+	// The schema is checked first so that a future version fails with a clear message
+	// rather than with whatever field it renamed.
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonErr(path, data, err)
+	}
+	if head.Schema == nil {
+		return nil, perr(path, 1, "schema", "missing (not a warmstat manifest?)")
+	}
+	if *head.Schema != SchemaV1 {
+		return nil, perr(path, lineOfKey(data, "schema"), "schema", "unknown schema version %q (this warmstat reads %q)", *head.Schema, SchemaV1)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, jsonErr(path, data, err)
+	}
+	if dec.More() {
+		return nil, perr(path, 0, "", "trailing data after the manifest object")
+	}
+	if err := m.validate(); err != nil {
+		var fe *fieldErr
+		if errors.As(err, &fe) {
+			return nil, perr(path, lineOfKey(data, lastKey(fe.field)), fe.field, "%s", fe.msg)
+		}
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Validate checks the manifest's internal consistency (field names in errors are
+// JSON paths).
+func (m *Manifest) Validate() error { return m.validate() }
+
+type fieldErr struct{ field, msg string }
+
+func (e *fieldErr) Error() string { return "field " + e.field + ": " + e.msg }
+
+func ferr(field, format string, args ...any) error {
+	return &fieldErr{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+func (m *Manifest) validate() error {
+	if m.Schema != SchemaV1 {
+		return ferr("schema", "unknown schema version %q", m.Schema)
+	}
+	if m.RunID == "" {
+		return ferr("run_id", "empty")
+	}
+	if m.Build.Label == "" {
+		return ferr("build.label", "empty")
+	}
+	if m.Loader.Name != LoaderWarmstat && m.Loader.Name != LoaderJavaHarness {
+		return ferr("loader.name", "%q is neither %q nor %q", m.Loader.Name, LoaderWarmstat, LoaderJavaHarness)
+	}
+	if m.TargetMode != TargetRemote && m.TargetMode != TargetEmbedded {
+		return ferr("target_mode", "%q is neither %q nor %q", m.TargetMode, TargetRemote, TargetEmbedded)
+	}
+	for name, p := range map[string]*int64{"server.max_heap_bytes": m.Server.MaxHeapBytes, "reader.max_heap_bytes": m.Reader.MaxHeapBytes,
+		"machine.memory_bytes": m.Machine.MemoryBytes, "machine.cgroup_memory_limit_bytes": m.Machine.CgroupMemoryLimitBytes} {
+		if p != nil && *p <= 0 {
+			return ferr(name, "must be positive or null, got %d", *p)
+		}
+	}
+	if m.Machine.Cores != nil && *m.Machine.Cores <= 0 {
+		return ferr("machine.cores", "must be positive or null, got %d", *m.Machine.Cores)
+	}
+	if m.Conditions.BatchSize < 0 {
+		return ferr("conditions.batch_size", "negative")
+	}
+	if m.Conditions.MaxPerCollection < 0 {
+		return ferr("conditions.max_per_collection", "negative")
+	}
+	if m.Dataset.Fingerprint != Fingerprint(m.Dataset.SourceCounts) {
+		return ferr("dataset.fingerprint", "%q does not match source_counts (expected %q)", m.Dataset.Fingerprint, Fingerprint(m.Dataset.SourceCounts))
+	}
+	if m.Entities < 0 {
+		return ferr("entities", "negative")
+	}
+	t := m.Timings
+	if t.ResolutionNs <= 0 {
+		return ferr("timings.resolution_ns", "must be positive")
+	}
+	for name, v := range map[string]int64{"timings.load_wall_ns": t.LoadWallNs, "timings.upsert_ns": t.UpsertNs, "timings.source_read_ns": t.SourceReadNs} {
+		if v < 0 {
+			return ferr(name, "negative")
+		}
+	}
+	seen := map[string]bool{}
+	var sum int64
+	for i, c := range m.Collections {
+		f := fmt.Sprintf("collections[%d]", i)
+		if c.Name == "" || strings.ContainsAny(c.Name, ",\"\r\n") {
+			return ferr(f+".name", "%q is not a collection name", c.Name)
+		}
+		if seen[c.Name] {
+			return ferr(f+".name", "collection %q listed twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Entities < 0 || c.WallNs < 0 || c.ReadNs < 0 || c.UpsertNs < 0 {
+			return ferr(f, "negative count or duration in collection %q", c.Name)
+		}
+		sum += c.Entities
+	}
+	if sum != m.Entities {
+		return ferr("entities", "%d, but the collections add up to %d", m.Entities, sum)
+	}
+	switch m.GoLive.Status {
+	case GoLiveOK:
+		if m.GoLive.Ns == nil || *m.GoLive.Ns < 0 {
+			return ferr("golive.ns", "required (non-negative) when golive.status is ok")
+		}
+	case GoLiveFailed:
+		if m.GoLive.Ns == nil || *m.GoLive.Ns < 0 {
+			return ferr("golive.ns", "required (time to failure) when golive.status is failed")
+		}
+		if m.GoLive.Error == "" {
+			return ferr("golive.error", "required when golive.status is failed")
+		}
+	case GoLiveSkipped:
+	default:
+		return ferr("golive.status", "%q is not one of ok, failed, skipped", m.GoLive.Status)
+	}
+	switch m.Verification.Status {
+	case Verified, VerifySkip, Unverified, Mismatch:
+	default:
+		return ferr("verification.status", "%q is not one of verified, skipped, unverified, mismatch", m.Verification.Status)
+	}
+	if m.Verification.Status == Verified || m.Verification.Status == Mismatch {
+		if len(m.Verification.Counts) == 0 {
+			return ferr("verification.counts", "required when verification.status is %s", m.Verification.Status)
+		}
+		bad := 0
+		for _, c := range m.Verification.Counts {
+			if c.Target != c.Expected {
+				bad++
+			}
+		}
+		if m.Verification.Status == Verified && bad > 0 {
+			return ferr("verification.status", "verified, but %d collection(s) have target != expected", bad)
+		}
+		if m.Verification.Status == Mismatch && bad == 0 {
+			return ferr("verification.status", "mismatch, but every collection has target == expected")
+		}
+	}
+	switch m.Outcome.Status {
+	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted:
+	default:
+		return ferr("outcome.status", "%q is not one of complete, aborted, interrupted", m.Outcome.Status)
+	}
+	if want := ExitCodeFor(m.Outcome.Status, m.Verification.Status); m.ExitCode != want {
+		return ferr("exit_code", "%d, but outcome %s with verification %s means %d", m.ExitCode, m.Outcome.Status, m.Verification.Status, want)
+	}
+	return nil
+}
+
+// WriteManifest writes m (validated) as indented JSON.
+func WriteManifest(path string, m *Manifest) error {
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("%s: refusing to write an invalid manifest: %w", path, err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileSync(path, append(data, '\n'))
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func jsonErr(path string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return perr(path, lineAt(data, se.Offset), "", "invalid JSON: %v", se)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return perr(path, lineAt(data, te.Offset), field, "expected %s, got JSON %s", te.Type, te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return perr(path, lineAt(data, int64(len(data))), "", "truncated JSON")
+	}
+	msg := err.Error()
+	if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		k = strings.Trim(k, `"`)
+		return perr(path, lineOfKey(data, k), k, "unknown field (typo, or a newer schema?)")
+	}
+	return perr(path, 0, "", "%v", err)
+}
+
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+// lineOfKey finds the line of the first occurrence of "key": in data (0 if absent).
+func lineOfKey(data []byte, key string) int {
+	i := bytes.Index(data, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 0
+	}
+	return lineAt(data, int64(i))
+}
+
+func lastKey(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		path = path[i+1:]
+	}
+	if i := strings.IndexByte(path, '['); i >= 0 {
+		path = path[:i]
+	}
+	return path
+}

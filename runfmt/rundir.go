@@ -1,0 +1,170 @@
+package runfmt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// File names inside a run directory.
+const (
+	ManifestFile      = "manifest.json"
+	EntitiesFile      = "entities.csv"
+	HarnessStdoutFile = "harness-stdout.log"
+)
+
+// Run is an opened run directory with a validated manifest.
+type Run struct {
+	Dir      string
+	Manifest *Manifest
+}
+
+// IsRunDir reports whether dir holds a manifest.
+func IsRunDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, ManifestFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Open reads dir's manifest and checks that its CSV exists.
+func Open(dir string) (*Run, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a run directory", dir)
+	}
+	mp := filepath.Join(dir, ManifestFile)
+	if _, err := os.Stat(mp); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: not a run directory (no %s)", dir, ManifestFile)
+	}
+	m, err := ReadManifest(mp)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, EntitiesFile)); err != nil {
+		return nil, fmt.Errorf("%s: %s is missing", dir, EntitiesFile)
+	}
+	return &Run{Dir: dir, Manifest: m}, nil
+}
+
+// Label is how the run is named to people: "build/run-id".
+func (r *Run) Label() string { return r.Manifest.Build.Label + "/" + r.Manifest.RunID }
+
+// ScanRows streams entities.csv through fn and checks it against the manifest: every
+// row's collection is a manifest collection, and per-collection and total row counts
+// equal the manifest's. fn may be nil (validation only).
+func (r *Run) ScanRows(fn func(Row) error) error {
+	path := filepath.Join(r.Dir, EntitiesFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ScanAgainst(f, path, filepath.Join(r.Dir, ManifestFile), r.Manifest, fn)
+}
+
+// ScanAgainst streams a CSV from rd and checks it against m (see Run.ScanRows).
+func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn func(Row) error) error {
+	cr, err := NewCSVReader(rd, csvName)
+	if err != nil {
+		return err
+	}
+	index := make(map[string]int, len(m.Collections))
+	for i, c := range m.Collections {
+		index[c.Name] = i
+	}
+	counts := make([]int64, len(m.Collections))
+	var total int64
+	for {
+		row, err := cr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		i, ok := index[row.Collection]
+		if !ok {
+			return perr(csvName, cr.Line(), ColCollection, "%q is not a collection of %s", row.Collection, manifestName)
+		}
+		counts[i]++
+		total++
+		if fn != nil {
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+	}
+	if total != m.Entities {
+		return perr(csvName, cr.Line(), "", "%d rows, but %s says entities=%d (file cut short, or the wrong CSV?)", total, manifestName, m.Entities)
+	}
+	for i, c := range m.Collections {
+		if counts[i] != c.Entities {
+			return perr(csvName, cr.Line(), ColCollection, "%d rows of %q, but %s says %d", counts[i], c.Name, manifestName, c.Entities)
+		}
+	}
+	return nil
+}
+
+// Staged is a run directory being written: everything goes into a sibling temporary
+// directory that warmstat created, and Commit renames it into place, so a reader never
+// sees half a run and a failed write never touches anything it did not create.
+type Staged struct {
+	final, tmp string
+}
+
+// Stage prepares to write a run directory at final, which must be absent or an empty
+// directory (a non-empty one is refused and left untouched).
+func Stage(final string) (*Staged, error) {
+	if err := mustBeAbsentOrEmpty(final); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(filepath.Clean(final))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".partial-")
+	if err != nil {
+		return nil, err
+	}
+	return &Staged{final: final, tmp: tmp}, nil
+}
+
+func mustBeAbsentOrEmpty(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory; refusing to write a run there", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s exists and is not empty; refusing to overwrite it (choose a new --out)", dir)
+	}
+	return nil
+}
+
+// Dir is where files are written until Commit.
+func (s *Staged) Dir() string { return s.tmp }
+
+// Commit moves the staged directory into place.
+func (s *Staged) Commit() error {
+	if err := mustBeAbsentOrEmpty(s.final); err != nil {
+		return err
+	}
+	if err := os.Remove(s.final); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err // os.Remove only removes an empty directory
+	}
+	return os.Rename(s.tmp, s.final)
+}
+
+// Abort removes the staged directory (which Stage created).
+func (s *Staged) Abort() { _ = os.RemoveAll(s.tmp) }
