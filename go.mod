@@ -19,4 +19,5 @@ require (
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
 	golang.org/x/sys v0.30.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
 )

@@ -84,8 +84,15 @@ func (s *RunSummary) TotalNs() (int64, bool) {
 }
 
 // Summarize reads the run's CSV once (validating it against the manifest) and
-// computes overall and per-collection statistics. Memory is one int64 per row.
+// computes overall and per-collection statistics. Memory is two int64 per row.
 func Summarize(run *runfmt.Run, q Quantiles) (*RunSummary, error) {
+	s, _, err := summarize(run, q, false)
+	return s, err
+}
+
+// summarize optionally returns, per collection and under Overall, what the two-stage
+// bootstrap needs to redraw each statistic (see resampleSet).
+func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string]resampleSet, error) {
 	m := run.Manifest
 	idx := make(map[string]int, len(m.Collections))
 	samples := make([][]int64, len(m.Collections))
@@ -93,8 +100,11 @@ func Summarize(run *runfmt.Run, q Quantiles) (*RunSummary, error) {
 		idx[c.Name] = i
 		samples[i] = make([]int64, 0, c.Entities)
 	}
+	lastName, i := "", 0
 	err := run.ScanRows(func(r runfmt.Row) error {
-		i := idx[r.Collection]
+		if r.Collection != lastName {
+			lastName, i = r.Collection, idx[r.Collection]
+		}
 		if len(samples[i]) == cap(samples[i]) {
 			// ScanRows reports the count mismatch at the end; do not grow past the manifest
 			return nil
@@ -103,94 +113,164 @@ func Summarize(run *runfmt.Run, q Quantiles) (*RunSummary, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &RunSummary{Run: run, Quantiles: q}
 	all := make([]int64, 0, m.Entities)
+	var kept map[string]resampleSet
+	if keep {
+		kept = make(map[string]resampleSet, len(m.Collections)+1)
+	}
 	for i, c := range m.Collections {
-		slices.Sort(samples[i])
-		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: statsOfSorted(samples[i], q),
-			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs})
 		all = append(all, samples[i]...)
+		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: StatsOf(samples[i], q),
+			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs})
+		if keep {
+			kept[c.Name] = newResampleSet(samples[i], q)
+		}
 	}
-	all = mergeSorted(all, samples)
-	s.Overall = statsOfSorted(all, q)
-	return s, nil
+	s.Overall = StatsOf(all, q)
+	if keep {
+		kept[Overall] = newResampleSet(all, q)
+	}
+	return s, kept, nil
 }
 
-// mergeSorted merges already sorted runs (laid out back to back in all) into a
-// sorted slice; a k-way merge of ~20 runs beats re-sorting 400k values.
-func mergeSorted(all []int64, runs [][]int64) []int64 {
-	if len(runs) <= 1 {
-		return all
+// StatsOfSorted summarizes already sorted samples without reordering them.
+func StatsOfSorted(v []int64, q Quantiles) Stats {
+	n := len(v)
+	if n == 0 {
+		return Stats{}
 	}
-	out := make([]int64, 0, len(all))
-	pos := make([]int, len(runs))
-	for len(out) < len(all) {
-		best := -1
-		for k, r := range runs {
-			if pos[k] < len(r) && (best < 0 || r[pos[k]] < runs[best][pos[best]]) {
-				best = k
+	st := Stats{Count: int64(n), MinNs: v[0], MaxNs: v[n-1]}
+	for _, x := range v {
+		st.SumNs += x
+	}
+	pick := func(p float64) float64 {
+		if q == QuantilesLinear {
+			h := float64(n-1) * p / 100
+			k := int(math.Floor(h))
+			if k+1 >= n {
+				return float64(v[n-1])
 			}
+			return float64(v[k]) + (h-float64(k))*float64(v[k+1]-v[k])
 		}
-		// take the whole stretch of the best run that stays below the next candidate
-		r := runs[best]
-		limit := int64(math.MaxInt64)
-		for k, o := range runs {
-			if k != best && pos[k] < len(o) && o[pos[k]] < limit {
-				limit = o[pos[k]]
-			}
-		}
-		j := pos[best]
-		for j < len(r) && r[j] <= limit {
-			j++
-		}
-		out = append(out, r[pos[best]:j]...)
-		pos[best] = j
+		return float64(v[min(n-1, int(int64(p)*int64(n)/100))])
 	}
-	return out
+	if q == QuantilesLinear {
+		st.MeanNs = float64(st.SumNs) / float64(n)
+	} else {
+		st.MeanNs = float64(st.SumNs / int64(n))
+	}
+	st.MedianNs, st.P95Ns, st.P99Ns = pick(50), pick(95), pick(99)
+	return st
 }
 
-// StatsOf summarizes samples (which it sorts in place).
-func StatsOf(samples []int64, q Quantiles) Stats {
-	slices.Sort(samples)
-	return statsOfSorted(samples, q)
-}
-
-func statsOfSorted(v []int64, q Quantiles) Stats {
+// StatsOf summarizes samples, reordering them in place. Only three order statistics
+// are needed, so it selects them (expected O(n)) instead of sorting (O(n log n)).
+func StatsOf(v []int64, q Quantiles) Stats {
 	n := int64(len(v))
 	if n == 0 {
 		return Stats{}
 	}
-	var sum int64
+	st := Stats{Count: n, MinNs: v[0], MaxNs: v[0]}
 	for _, x := range v {
-		sum += x
+		st.SumNs += x
+		st.MinNs = min(st.MinNs, x)
+		st.MaxNs = max(st.MaxNs, x)
 	}
-	st := Stats{Count: n, SumNs: sum, MinNs: v[0], MaxNs: v[n-1]}
 	switch q {
 	case QuantilesLinear:
-		st.MeanNs = float64(sum) / float64(n)
-		st.MedianNs, st.P95Ns, st.P99Ns = linear(v, 50), linear(v, 95), linear(v, 99)
+		st.MeanNs = float64(st.SumNs) / float64(n)
+		ps := orderStats(v, []float64{50, 95, 99}, true)
+		st.MedianNs, st.P95Ns, st.P99Ns = ps[0], ps[1], ps[2]
 	default:
-		st.MeanNs = float64(sum / n)
-		st.MedianNs, st.P95Ns, st.P99Ns = float64(javaPick(v, 50)), float64(javaPick(v, 95)), float64(javaPick(v, 99))
+		st.MeanNs = float64(st.SumNs / n)
+		ps := orderStats(v, []float64{50, 95, 99}, false)
+		st.MedianNs, st.P95Ns, st.P99Ns = ps[0], ps[1], ps[2]
 	}
 	return st
 }
 
-// javaPick is sorted[min(n-1, floor(p*n/100))].
-func javaPick(v []int64, p int64) int64 {
-	n := int64(len(v))
-	return v[min(n-1, p*n/100)]
+// orderStats returns the percentiles ps (ascending) of v, reordering v. With linear
+// false it is the Java pick sorted[min(n-1, floor(p*n/100))]; with linear true the
+// type-7 interpolation between sorted[floor(h)] and sorted[floor(h)+1], h=(n-1)p/100.
+func orderStats(v []int64, ps []float64, linear bool) []float64 {
+	n := len(v)
+	out := make([]float64, len(ps))
+	lo := 0 // v[:lo] holds the lo smallest values, already placed
+	for i, p := range ps {
+		var k int
+		var frac float64
+		if linear {
+			h := float64(n-1) * p / 100
+			k = int(math.Floor(h))
+			frac = h - float64(k)
+		} else {
+			k = min(n-1, int(int64(p)*int64(n)/100))
+		}
+		if k < lo { // two percentiles on the same index
+			k = lo - 1
+		}
+		selectNth(v[lo:], k-lo)
+		x := float64(v[k])
+		if linear && frac > 0 && k+1 < n {
+			next := slices.Min(v[k+1:])
+			x += frac * float64(next-v[k])
+		}
+		out[i] = x
+		lo = k + 1
+	}
+	return out
 }
 
-func linear(v []int64, p float64) float64 {
-	h := float64(len(v)-1) * p / 100
-	lo := int(math.Floor(h))
-	if lo+1 >= len(v) {
-		return float64(v[len(v)-1])
+// selectNth reorders v so that v[k] is the value a sort would put there, everything
+// before it is <= and everything after it >=. Median-of-three quickselect with a
+// sort fallback when partitions keep coming out lopsided.
+func selectNth(v []int64, k int) {
+	budget := 2 * (bitsLen(len(v)) + 1)
+	for len(v) > 16 {
+		if budget == 0 {
+			slices.Sort(v)
+			return
+		}
+		budget--
+		mid := len(v) / 2
+		a, b, c := v[0], v[mid], v[len(v)-1]
+		pivot := max(min(a, b), min(max(a, b), c))
+		// three-way partition: [< pivot | == pivot | > pivot]
+		lt, i, gt := 0, 0, len(v)
+		for i < gt {
+			switch x := v[i]; {
+			case x < pivot:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case x > pivot:
+				gt--
+				v[gt], v[i] = v[i], v[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			v = v[:lt]
+		case k >= gt:
+			v, k = v[gt:], k-gt
+		default:
+			return
+		}
 	}
-	return float64(v[lo]) + (h-float64(lo))*float64(v[lo+1]-v[lo])
+	slices.Sort(v)
+}
+
+func bitsLen(n int) int {
+	b := 0
+	for ; n > 0; n >>= 1 {
+		b++
+	}
+	return b
 }
 
 // JavaTenths is how the Java harness prints a non-negative integer quantity with

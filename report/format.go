@@ -120,13 +120,15 @@ func MDEscape(s string) string {
 }
 
 // Table renders rows under header as an aligned text table or a markdown table.
-// The first column is left-aligned, the others right-aligned (they are numbers).
-func Table(w io.Writer, f Format, header []string, rows [][]string) error {
+// The first `left` columns (names) are left-aligned, the rest (numbers) right-aligned.
+func Table(w io.Writer, f Format, left int, header []string, rows [][]string) error {
 	align := make(tw.Alignment, len(header))
 	for i := range align {
 		align[i] = tw.AlignRight
+		if i < left {
+			align[i] = tw.AlignLeft
+		}
 	}
-	align[0] = tw.AlignLeft
 	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithAlignment(align),
 		tablewriter.WithRowAutoWrap(tw.WrapNone), tablewriter.WithHeaderAutoWrap(tw.WrapNone)}
 	if f == Markdown {

@@ -251,7 +251,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"TOTAL (load + goLive)", total, totalNote},
 	}
 	if md {
-		if err := Table(w, Markdown, []string{"clock", "time", "note"}, clock); err != nil {
+		if err := Table(w, Markdown, 1, []string{"clock", "time", "note"}, clock); err != nil {
 			return err
 		}
 	} else {
@@ -293,7 +293,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	if md {
 		f = Markdown
 	}
-	if err := Table(w, f, header, rows); err != nil {
+	if err := Table(w, f, 1, header, rows); err != nil {
 		return err
 	}
 	if md {

@@ -33,7 +33,7 @@ const (
 // The Java harness spells two columns differently; the reader accepts its header too.
 var columnAliases = map[string]string{"primaryKey": ColPrimaryKey, "upsert_nanos": ColUpsertNs}
 
-const maxLine = 64 << 10
+var columnIndex = map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5}
 
 // CSVReader streams entities.csv (or the Java harness's per-entity.csv) row by row
 // with constant memory, validating every field.
@@ -64,8 +64,7 @@ func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
 		if a, ok := columnAliases[name]; ok {
 			name = a
 		}
-		k := map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5}
-		j, ok := k[name]
+		j, ok := columnIndex[name]
 		if !ok {
 			return nil, perr(file, 1, name, "unknown column (expected seq, collection, primary_key, batch, start_ns, upsert_ns)")
 		}
@@ -146,12 +145,17 @@ func (r *CSVReader) Next() (Row, error) {
 	if len(c) == 0 {
 		return Row{}, perr(r.file, r.line, ColCollection, "empty")
 	}
-	name, ok := r.intern[string(c)] // no allocation on lookup
-	if !ok {
-		name = string(c)
-		r.intern[name] = name
+	// rows come grouped by collection: most rows repeat the previous name
+	if string(c) == r.last.Collection {
+		row.Collection = r.last.Collection
+	} else {
+		name, ok := r.intern[string(c)] // no allocation on lookup
+		if !ok {
+			name = string(c)
+			r.intern[name] = name
+		}
+		row.Collection = name
 	}
-	row.Collection = name
 	pk, err := r.num(2, ColPrimaryKey, false)
 	if err != nil {
 		return Row{}, err
@@ -202,6 +206,16 @@ func (r *CSVReader) num(k int, field string, optional bool) (int64, error) {
 		return 0, perr(r.file, r.line, field, "empty")
 	}
 	var v int64
+	if len(b) <= 18 { // 18 digits cannot overflow int64: no check per digit
+		for _, ch := range b {
+			d := ch - '0'
+			if d > 9 {
+				return 0, perr(r.file, r.line, field, "%q is not a non-negative integer", b)
+			}
+			v = v*10 + int64(d)
+		}
+		return v, nil
+	}
 	for _, ch := range b {
 		d := int64(ch) - '0'
 		if d < 0 || d > 9 || v > (math.MaxInt64-d)/10 {

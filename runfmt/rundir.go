@@ -76,6 +76,7 @@ func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn fun
 	}
 	counts := make([]int64, len(m.Collections))
 	var total int64
+	lastName, last := "", -1
 	for {
 		row, err := cr.Next()
 		if err == io.EOF {
@@ -84,11 +85,14 @@ func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn fun
 		if err != nil {
 			return err
 		}
-		i, ok := index[row.Collection]
-		if !ok {
-			return perr(csvName, cr.Line(), ColCollection, "%q is not a collection of %s", row.Collection, manifestName)
+		if row.Collection != lastName {
+			i, ok := index[row.Collection]
+			if !ok {
+				return perr(csvName, cr.Line(), ColCollection, "%q is not a collection of %s", row.Collection, manifestName)
+			}
+			lastName, last = row.Collection, i
 		}
-		counts[i]++
+		counts[last]++
 		total++
 		if fn != nil {
 			if err := fn(row); err != nil {
