@@ -25,7 +25,9 @@ test: vet fmt-check
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 10x ./...
+	$(GO) test ./analyze -run '^$$' -bench 'Summarize|Read' -benchmem -cpu 1
+	$(GO) test ./analyze -run '^$$' -bench 'Compare5x' -benchmem -benchtime 3x
+	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x
 
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
 fuzz:
@@ -33,17 +35,21 @@ fuzz:
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
 
-# The main job on a small built-in default: import the bundled Java-harness runs
-# and report them (the loader-based demo replaces this once `warmstat load` lands).
+# The main job on a small built-in default. Until `warmstat load` can reach a real
+# evitaDB (see README: the server is not obtainable here), the demo runs the analysis
+# side on bundled data: Java-harness runs rendered by a JVM (testdata/java) and two
+# synthetic builds of 3 runs each (testdata/groups, loader "synthetic").
 DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
 demo: build
 	@rm -rf "$(DEMO_DIR)" && mkdir -p "$(DEMO_DIR)"
 	@for sc in ok golive-failed; do \
 	  ./$(BIN) import --java testdata/java/$$sc --out "$(DEMO_DIR)/$$sc" --server-heap 23g --build demo-$$sc || exit 1; \
 	done
-	./$(BIN) report "$(DEMO_DIR)/ok"
+	./$(BIN) report "$(DEMO_DIR)/golive-failed"
 	@echo
-	./$(BIN) report --format md "$(DEMO_DIR)/golive-failed"
+	./$(BIN) compare testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
+	@echo
+	./$(BIN) compare --format md testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
 
 clean:
 	rm -rf bin

@@ -231,3 +231,33 @@ func TestCompareUnverifiedAndInsufficient(t *testing.T) {
 		}
 	}
 }
+
+// testdata/groups holds two synthetic builds (3 runs each) used by `make demo` and the
+// table tests; they must be exactly what synthrun writes (go test -update rewrites).
+func TestDemoGroupsFresh(t *testing.T) {
+	specs := []struct {
+		first uint64
+		spec  synthrun.Spec
+	}{{1, synthrun.Spec{Label: "v2026.2.0", Tau: 0.015}}, {10, synthrun.Spec{Label: "v2026.2.2", Tau: 0.015, Effect: 0.9}}}
+	dir := filepath.Join(testdata, "groups")
+	if *update {
+		os.RemoveAll(dir)
+		for _, s := range specs {
+			group(t, dir, 3, s.first, s.spec)
+		}
+	}
+	fresh := t.TempDir()
+	for _, s := range specs {
+		group(t, fresh, 3, s.first, s.spec)
+		for k := 1; k <= 3; k++ {
+			for _, f := range []string{runfmt.ManifestFile, runfmt.EntitiesFile} {
+				rel := filepath.Join(s.spec.Label, "run-"+string(rune('0'+k)), f)
+				a, err1 := os.ReadFile(filepath.Join(dir, rel))
+				b, err2 := os.ReadFile(filepath.Join(fresh, rel))
+				if err1 != nil || err2 != nil || string(a) != string(b) {
+					t.Fatalf("testdata/groups/%s is stale (go test ./cmd/warmstat -update): %v %v", rel, err1, err2)
+				}
+			}
+		}
+	}
+}
