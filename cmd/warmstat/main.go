@@ -71,6 +71,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			importCommand(),
 			reportCommand(),
 			compareCommand(),
+			tableCommand(),
 		},
 	}
 }
