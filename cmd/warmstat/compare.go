@@ -35,20 +35,26 @@ func compareCommand() *cli.Command {
 			"  " + strings.Join(analyze.ContractFieldNames(), ", ") + "\n" +
 			"(the build is expected to differ between A and B, and the server version with it, never within a group).\n" +
 			"Exit codes: 0 compared, 1 bad input, 3 refused as incomparable, 4 regression with --fail-on-regression.",
-		Flags: []cli.Flag{
+		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
-			&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
-			&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %: a verdict needs the whole interval beyond ±threshold"},
-			&cli.StringFlag{Name: "method", Value: string(analyze.MethodWelchT), Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
-			&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples"},
-			&cli.IntFlag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
-			&cli.StringSliceFlag{Name: "allow-mismatch", Usage: "compare despite this differing condition (repeatable); output is stamped NOT COMPARABLE"},
-			&cli.BoolFlag{Name: "include-unverified", Usage: "use unverified runs (exit 2) instead of excluding them; the result is labelled"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gated metric is slower"},
 			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC gated by --fail-on-regression (default: the dominant collection's mean and */ingest)"},
-			quantilesFlag(),
-		},
+		),
 		Action: runCompare,
+	}
+}
+
+// comparisonFlags are shared by compare and plot --kind compare.
+func comparisonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
+		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %: a verdict needs the whole interval beyond ±threshold"},
+		&cli.StringFlag{Name: "method", Value: string(analyze.MethodWelchT), Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
+		&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples"},
+		&cli.IntFlag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
+		&cli.StringSliceFlag{Name: "allow-mismatch", Usage: "compare despite this differing condition (repeatable); output is stamped NOT COMPARABLE"},
+		&cli.BoolFlag{Name: "include-unverified", Usage: "use unverified runs (exit 2) instead of excluding them; the result is labelled"},
+		quantilesFlag(),
 	}
 }
 
@@ -60,38 +66,69 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
-	if err != nil {
-		return err
-	}
-	method, err := analyze.ParseMethod(cmd.String("method"))
-	if err != nil {
-		return err
-	}
-	if cmd.Float("threshold") < 0 || cmd.Int("resamples") < 100 {
-		return fmt.Errorf("--threshold must be >= 0 and --resamples >= 100")
-	}
-	allowed := cmd.StringSlice("allow-mismatch")
-	for _, a := range allowed {
-		if !slices.Contains(analyze.ContractFieldNames(), a) || a == "build" {
-			return fmt.Errorf("--allow-mismatch %q: not a contract field (one of %s; the build cannot be mixed within a group)",
-				a, strings.Join(analyze.ContractFieldNames()[1:], ", "))
-		}
-	}
 	gates := cmd.StringSlice("gate")
 	for _, g := range gates {
 		if _, _, ok := parseGate(g); !ok {
 			return fmt.Errorf("--gate %q: want COLLECTION/METRIC, e.g. Product/mean or */ingest", g)
 		}
 	}
-	incl := cmd.Bool("include-unverified")
-	a, err := analyze.LoadGroup("A", cmd.Args().Get(0), incl)
+	c, view, err := buildComparison(cmd, cmd.Args().Get(0), cmd.Args().Get(1), f)
 	if err != nil {
 		return err
 	}
-	b, err := analyze.LoadGroup("B", cmd.Args().Get(1), incl)
-	if err != nil {
+	if err := report.WriteCompare(cmd.Root().Writer, c, view, f); err != nil {
 		return err
+	}
+	if cmd.Bool("fail-on-regression") {
+		if len(gates) == 0 {
+			gates = []string{c.Dominant + "/mean", "*/ingest"}
+		}
+		var slower []string
+		for _, g := range gates {
+			coll, metric, _ := parseGate(g)
+			for _, r := range c.Rows {
+				if r.Collection == coll && string(r.Metric) == metric && r.Verdict == analyze.Slower {
+					slower = append(slower, g)
+				}
+			}
+		}
+		if len(slower) > 0 {
+			return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
+		}
+	}
+	return nil
+}
+
+// buildComparison loads both groups, enforces the comparability contract (a refusal
+// returns exit 3 and, for JSON, a refusal document on stdout) and compares.
+func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*analyze.Comparison, report.CompareView, error) {
+	var none report.CompareView
+	q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
+	if err != nil {
+		return nil, none, err
+	}
+	method, err := analyze.ParseMethod(cmd.String("method"))
+	if err != nil {
+		return nil, none, err
+	}
+	if cmd.Float("threshold") < 0 || cmd.Int("resamples") < 100 {
+		return nil, none, fmt.Errorf("--threshold must be >= 0 and --resamples >= 100")
+	}
+	allowed := cmd.StringSlice("allow-mismatch")
+	for _, a := range allowed {
+		if !slices.Contains(analyze.ContractFieldNames(), a) || a == "build" {
+			return nil, none, fmt.Errorf("--allow-mismatch %q: not a contract field (one of %s; the build cannot be mixed within a group)",
+				a, strings.Join(analyze.ContractFieldNames()[1:], ", "))
+		}
+	}
+	incl := cmd.Bool("include-unverified")
+	a, err := analyze.LoadGroup("A", pathA, incl)
+	if err != nil {
+		return nil, none, err
+	}
+	b, err := analyze.LoadGroup("B", pathB, incl)
+	if err != nil {
+		return nil, none, err
 	}
 	mismatches := analyze.CheckContract(a, b)
 	var refused []analyze.Mismatch
@@ -114,39 +151,18 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 			j := report.CompareJSON{Schema: report.CompareSchema, Comparable: false, Mismatches: refused, AllowedMismatches: allowed,
 				Rows: []analyze.Row{}, Notes: []string{}, Footnotes: []string{}}
 			if err := writeJSON(out, j); err != nil {
-				return err
+				return nil, none, err
 			}
 		}
-		return withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
+		return nil, none, withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
 	}
 	opts := analyze.CompareOptions{ThresholdPct: cmd.Float("threshold"), Method: method, Resamples: cmd.Int("resamples"),
 		Seed: uint64(cmd.Int("seed")), Quantiles: q}
 	c, err := analyze.Compare(a, b, opts)
 	if err != nil {
-		return err
+		return nil, none, err
 	}
-	view := report.CompareView{All: cmd.Bool("all"), Allowed: used, Mismatches: mismatches}
-	if err := report.WriteCompare(out, c, view, f); err != nil {
-		return err
-	}
-	if cmd.Bool("fail-on-regression") {
-		if len(gates) == 0 {
-			gates = []string{c.Dominant + "/mean", "*/ingest"}
-		}
-		var slower []string
-		for _, g := range gates {
-			coll, metric, _ := parseGate(g)
-			for _, r := range c.Rows {
-				if r.Collection == coll && string(r.Metric) == metric && r.Verdict == analyze.Slower {
-					slower = append(slower, g)
-				}
-			}
-		}
-		if len(slower) > 0 {
-			return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
-		}
-	}
-	return nil
+	return c, report.CompareView{All: cmd.Bool("all"), Allowed: used, Mismatches: mismatches}, nil
 }
 
 func parseGate(g string) (string, string, bool) {

@@ -72,6 +72,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			reportCommand(),
 			compareCommand(),
 			tableCommand(),
+			plotCommand(),
 		},
 	}
 }

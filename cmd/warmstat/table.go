@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/report"
-	"github.com/warmstat/warmstat/runfmt"
 )
 
 func tableCommand() *cli.Command {
@@ -69,34 +66,14 @@ func tableCommand() *cli.Command {
 	}
 }
 
-// openRuns opens a run directory, or every run directory inside path.
+// openRuns opens and summarizes a run directory or every run inside path.
 func openRuns(path string, includeFailed bool, q analyze.Quantiles) ([]*analyze.RunSummary, error) {
-	dirs := []string{path}
-	if !runfmt.IsRunDir(path) {
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		dirs = nil
-		for _, e := range ents {
-			if d := filepath.Join(path, e.Name()); e.IsDir() && runfmt.IsRunDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-		if len(dirs) == 0 {
-			return nil, fmt.Errorf("%s holds no run directories", path)
-		}
+	runs, err := openRunDirs(path, includeFailed)
+	if err != nil {
+		return nil, err
 	}
 	var out []*analyze.RunSummary
-	for _, d := range dirs {
-		run, err := runfmt.Open(d)
-		if err != nil {
-			return nil, err
-		}
-		if run.Manifest.ExitCode == 1 && !includeFailed {
-			return nil, fmt.Errorf("%s failed (verification %s, outcome %s, exit 1): refused; --include-failed shows it, marked",
-				d, run.Manifest.Verification.Status, run.Manifest.Outcome.Status)
-		}
+	for _, run := range runs {
 		s, err := analyze.Summarize(run, q)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,333 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/runfmt"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotSize is an image size in pixels (at 96 dpi for PNG; SVG uses the same points).
+type PlotSize struct{ W, H int }
+
+func (s PlotSize) lengths() (vg.Length, vg.Length) {
+	return vg.Length(s.W) * vg.Inch / 96, vg.Length(s.H) * vg.Inch / 96
+}
+
+// SaveAs writes p to file; the extension (.svg, .png, .pdf) picks the format.
+func SaveAs(p *plot.Plot, size PlotSize, file string) error {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".svg", ".png", ".pdf":
+	default:
+		return fmt.Errorf("%s: plot file must end in .svg, .png or .pdf", file)
+	}
+	w, h := size.lengths()
+	return p.Save(w, h, file)
+}
+
+// runSamples reads one collection's latencies (µs) of a run in upsert order, and
+// each upsert's position in the run (1-based seq). coll "*" is every collection.
+func runSamples(run *runfmt.Run, coll string) (lat []float64, seq []float64, err error) {
+	var n int64
+	err = run.ScanRows(func(r runfmt.Row) error {
+		n++
+		if coll == analyze.Overall || r.Collection == coll {
+			lat = append(lat, float64(r.UpsertNs)/1000)
+			seq = append(seq, float64(n))
+		}
+		return nil
+	})
+	return lat, seq, err
+}
+
+// styles gives each build a color and each run of a build its own dash pattern.
+type styles struct{ builds []string }
+
+func (s *styles) line(build string, runIdx int) draw.LineStyle {
+	i := slices.Index(s.builds, build)
+	if i < 0 {
+		s.builds = append(s.builds, build)
+		i = len(s.builds) - 1
+	}
+	return draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1.4), Dashes: plotutil.Dashes(runIdx)}
+}
+
+func seriesName(r *runfmt.Run) string { return r.Manifest.Build.Label + " / " + r.Manifest.RunID }
+
+// CDFPlot: the distribution of upsert latency for one collection ("*" = all), one
+// line per run on a log latency axis, with each run's p50, p95 and p99 marked.
+func CDFPlot(runs []*runfmt.Run, coll string) (*plot.Plot, error) {
+	p := plot.New()
+	name := coll
+	if coll == analyze.Overall {
+		name = "all collections"
+	}
+	p.Title.Text = "Upsert latency distribution - " + name
+	p.X.Label.Text = "upsert latency (µs, log scale)"
+	p.Y.Label.Text = "fraction of upserts ≤ latency"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = ticks125{}
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = false // bottom right: the curves rise from the left
+	st := &styles{}
+	perBuild := map[string]int{}
+	for _, r := range runs {
+		lat, _, err := runSamples(r, coll)
+		if err != nil {
+			return nil, err
+		}
+		if len(lat) == 0 {
+			return nil, fmt.Errorf("%s: no upserts of collection %q", r.Dir, coll)
+		}
+		slices.Sort(lat)
+		n := len(lat)
+		step := max(1, n/1500) // ~1,500 points per line is plenty for the eye
+		var xys plotter.XYs
+		for i := 0; i < n; i += step {
+			xys = append(xys, plotter.XY{X: math.Max(lat[i], 0.001), Y: float64(i+1) / float64(n)})
+		}
+		xys = append(xys, plotter.XY{X: math.Max(lat[n-1], 0.001), Y: 1})
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		build := r.Manifest.Build.Label
+		l.LineStyle = st.line(build, perBuild[build])
+		perBuild[build]++
+		p.Add(l)
+		p.Legend.Add(seriesName(r), l)
+		var marks plotter.XYs
+		for _, q := range []float64{50, 95, 99} {
+			k := min(n-1, int(q*float64(n)/100)) // the Java harness's percentile definition
+			marks = append(marks, plotter.XY{X: math.Max(lat[k], 0.001), Y: float64(k+1) / float64(n)})
+		}
+		sc, err := plotter.NewScatter(marks)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: l.LineStyle.Color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+	}
+	p.Add(plotter.NewGrid())
+	addPercentileGuides(p)
+	return p, nil
+}
+
+// addPercentileGuides draws faint horizontal lines at 0.50, 0.95 and 0.99 so the
+// marked points can be read as p50/p95/p99.
+func addPercentileGuides(p *plot.Plot) {
+	for _, y := range []float64{0.5, 0.95, 0.99} {
+		xs := plotter.XYs{{X: p.X.Min, Y: y}, {X: p.X.Max, Y: y}}
+		if p.X.Min <= 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xs)
+		if err != nil {
+			continue
+		}
+		l.LineStyle = draw.LineStyle{Color: color.Gray{Y: 170}, Width: vg.Points(0.6), Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
+		p.Add(l)
+	}
+	lbl, err := plotter.NewLabels(plotter.XYLabels{
+		XYs:    []plotter.XY{{X: p.X.Min, Y: 0.5}, {X: p.X.Min, Y: 0.95}, {X: p.X.Min, Y: 0.99}},
+		Labels: []string{" p50", " p95", " p99"},
+	})
+	if err == nil && p.X.Min > 0 {
+		for i := range lbl.TextStyle {
+			lbl.TextStyle[i].Color = color.Gray{Y: 110}
+			lbl.TextStyle[i].YAlign = draw.YBottom
+		}
+		p.Add(lbl)
+	}
+}
+
+// TimelinePlot: upsert latency over the course of the load, as the median and p99 of
+// consecutive blocks of upserts against the upsert's position in the run: shows
+// warm-up, and whether cost grows as the catalog grows.
+func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error) {
+	p := plot.New()
+	name := coll
+	if coll == analyze.Overall {
+		name = "all collections"
+	}
+	if block <= 0 {
+		block = 0 // chosen per run below
+	}
+	p.Title.Text = "Upsert latency over the load - " + name
+	p.X.Label.Text = "upsert number within the run (load order)"
+	p.Y.Label.Text = "upsert latency (µs, log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = ticks125{}
+	p.Legend.Top = true
+	st := &styles{}
+	perBuild := map[string]int{}
+	for _, r := range runs {
+		lat, seq, err := runSamples(r, coll)
+		if err != nil {
+			return nil, err
+		}
+		if len(lat) == 0 {
+			return nil, fmt.Errorf("%s: no upserts of collection %q", r.Dir, coll)
+		}
+		b := block
+		if b == 0 {
+			b = max(25, len(lat)/200) // ~200 points per line
+		}
+		var med, p99 plotter.XYs
+		buf := make([]float64, 0, b)
+		for i := 0; i < len(lat); i += b {
+			j := min(len(lat), i+b)
+			buf = append(buf[:0], lat[i:j]...)
+			slices.Sort(buf)
+			x := (seq[i] + seq[j-1]) / 2
+			med = append(med, plotter.XY{X: x, Y: math.Max(buf[len(buf)/2], 0.001)})
+			p99 = append(p99, plotter.XY{X: x, Y: math.Max(buf[min(len(buf)-1, len(buf)*99/100)], 0.001)})
+		}
+		build := r.Manifest.Build.Label
+		style := st.line(build, perBuild[build])
+		perBuild[build]++
+		lm, err := plotter.NewLine(med)
+		if err != nil {
+			return nil, err
+		}
+		lm.LineStyle = style
+		lp, err := plotter.NewLine(p99)
+		if err != nil {
+			return nil, err
+		}
+		lp.LineStyle = style
+		lp.LineStyle.Width = vg.Points(0.7)
+		lp.LineStyle.Color = fade(style.Color)
+		p.Add(lm, lp)
+		p.Legend.Add(fmt.Sprintf("%s median (blocks of %d)", seriesName(r), b), lm)
+		p.Legend.Add(seriesName(r)+" p99", lp)
+	}
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// ComparePlot: each metric's change B vs A with its 95 % interval, against the ±
+// noise threshold band; a verdict needs the whole bar outside the band.
+func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Change of B (%s) vs A (%s), 95 %% interval (%s)", c.B.Label(), c.A.Label(), c.Options.Method)
+	p.X.Label.Text = "change (%)  -  left is faster, right is slower"
+	var rows []analyze.Row
+	for _, r := range c.Rows {
+		if r.DeltaPct != nil && (all || r.Collection == analyze.Overall || r.Collection == c.Dominant) {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("nothing to plot: no metric has figures on both sides")
+	}
+	slices.Reverse(rows) // first row on top
+	labels := make([]string, len(rows))
+	th := c.Options.ThresholdPct
+	lo, hi := -th, th
+	for i, r := range rows {
+		coll := r.Collection
+		if coll == analyze.Overall {
+			coll = "all"
+		}
+		labels[i] = coll + " " + metricNames[r.Metric]
+		lo = math.Min(lo, *r.DeltaPct)
+		hi = math.Max(hi, *r.DeltaPct)
+		if r.CILowPct != nil {
+			lo, hi = math.Min(lo, *r.CILowPct), math.Max(hi, *r.CIHighPct)
+		}
+	}
+	pad := (hi - lo) * 0.08
+	band, err := plotter.NewPolygon(plotter.XYs{{X: -th, Y: -0.5}, {X: th, Y: -0.5}, {X: th, Y: float64(len(rows)) - 0.5}, {X: -th, Y: float64(len(rows)) - 0.5}})
+	if err != nil {
+		return nil, err
+	}
+	band.Color = color.RGBA{R: 230, G: 230, B: 230, A: 255}
+	band.LineStyle.Width = 0
+	p.Add(band)
+	p.Legend.Add(fmt.Sprintf("noise threshold ±%s %%", Fixed(th, 1)), band)
+	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(rows)) - 0.5}})
+	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
+	p.Add(zero)
+	verdictColor := map[string]color.Color{
+		analyze.Faster: color.RGBA{G: 140, B: 60, A: 255}, analyze.Slower: color.RGBA{R: 200, G: 30, B: 30, A: 255},
+		analyze.Unresolved: color.Gray{Y: 80}, analyze.Insufficient: color.Gray{Y: 160},
+	}
+	for _, v := range []string{analyze.Faster, analyze.Slower, analyze.Unresolved, analyze.Insufficient} {
+		var pts plotter.XYs
+		var errs plotter.XErrors
+		for i, r := range rows {
+			if r.Verdict != v {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: *r.DeltaPct, Y: float64(i)})
+			var e struct{ Low, High float64 }
+			if r.CILowPct != nil {
+				e.Low, e.High = *r.DeltaPct-*r.CILowPct, *r.CIHighPct-*r.DeltaPct
+			}
+			errs = append(errs, e)
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		bars, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{pts, errs})
+		if err != nil {
+			return nil, err
+		}
+		bars.LineStyle = draw.LineStyle{Color: verdictColor[v], Width: vg.Points(1.6)}
+		sc, _ := plotter.NewScatter(pts)
+		sc.GlyphStyle = draw.GlyphStyle{Color: verdictColor[v], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		p.Add(bars, sc)
+		p.Legend.Add(v, sc)
+	}
+	p.NominalY(labels...)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// ticks125 labels a log axis at 1, 2 and 5 times each power of ten, with grouping.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		base := math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := float64(m) * base
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = Fixed(v, max(0, int(-e)))
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// fade lightens a color for secondary lines (the p99 next to a median).
+func fade(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8)/2 + 127) }
+	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
+}
