@@ -15,8 +15,9 @@ const CompareSchema = "warmstat.compare/v1"
 // GroupJSON names one side.
 type GroupJSON struct {
 	Label    string   `json:"label"`
+	Runs     int      `json:"runs"`
 	Path     string   `json:"path"`
-	Runs     []string `json:"runs"`
+	RunDirs  []string `json:"run_dirs"`
 	Excluded []string `json:"excluded"`
 }
 
@@ -41,9 +42,9 @@ type CompareJSON struct {
 }
 
 func groupJSON(g *analyze.Group) GroupJSON {
-	j := GroupJSON{Label: g.Label(), Path: g.Path, Excluded: append([]string{}, g.Excluded...)}
+	j := GroupJSON{Label: g.Label(), Runs: len(g.Runs), Path: g.Path, Excluded: append([]string{}, g.Excluded...)}
 	for _, r := range g.Runs {
-		j.Runs = append(j.Runs, r.Dir)
+		j.RunDirs = append(j.RunDirs, r.Dir)
 	}
 	return j
 }
