@@ -2,8 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -39,22 +37,9 @@ func (e *InputError) Error() string { return e.Msg }
 // (exit 2) are left out unless includeUnverified.
 func LoadGroup(name, path string, includeUnverified bool) (*Group, error) {
 	g := &Group{Name: name, Path: path}
-	var dirs []string
-	if runfmt.IsRunDir(path) {
-		dirs = []string{path}
-	} else {
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if d := filepath.Join(path, e.Name()); e.IsDir() && runfmt.IsRunDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-		if len(dirs) == 0 {
-			return nil, &InputError{fmt.Sprintf("%s: %s holds no run directories (no */manifest.json)", name, path)}
-		}
+	dirs, err := runfmt.RunDirs(path)
+	if err != nil {
+		return nil, &InputError{fmt.Sprintf("%s: %v", name, err)}
 	}
 	var runs []*runfmt.Run
 	for _, d := range dirs {
@@ -121,7 +106,8 @@ type ContractField struct {
 
 func heap(b *int64) string { return runfmt.FormatBytes(b) }
 
-func boolStr(b *bool) string {
+// BoolStr renders an optional flag: true, false or unknown.
+func BoolStr(b *bool) string {
 	if b == nil {
 		return "unknown"
 	}
@@ -141,12 +127,12 @@ var Contract = []ContractField{
 	{"build", false, func(m *runfmt.Manifest) string { return m.Build.Label }},
 	{"server-heap", true, func(m *runfmt.Manifest) string { return heap(m.Server.MaxHeapBytes) }},
 	{"reader-heap", true, func(m *runfmt.Manifest) string { return heap(m.Reader.MaxHeapBytes) }},
-	{"server-version", false, func(m *runfmt.Manifest) string { return orUnknown(m.Server.Version) }},
+	{"server-version", false, func(m *runfmt.Manifest) string { return OrUnknown(m.Server.Version) }},
 	{"loader", true, func(m *runfmt.Manifest) string { return m.Loader.Name }},
 	{"target-mode", true, func(m *runfmt.Manifest) string { return m.TargetMode }},
-	{"storage-compress", true, func(m *runfmt.Manifest) string { return boolStr(m.Conditions.StorageCompress) }},
-	{"cache", true, func(m *runfmt.Manifest) string { return boolStr(m.Conditions.CacheEnabled) }},
-	{"traffic-recording", true, func(m *runfmt.Manifest) string { return boolStr(m.Conditions.TrafficRecording) }},
+	{"storage-compress", true, func(m *runfmt.Manifest) string { return BoolStr(m.Conditions.StorageCompress) }},
+	{"cache", true, func(m *runfmt.Manifest) string { return BoolStr(m.Conditions.CacheEnabled) }},
+	{"traffic-recording", true, func(m *runfmt.Manifest) string { return BoolStr(m.Conditions.TrafficRecording) }},
 	{"batch-size", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.BatchSize) }},
 	{"cap", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.MaxPerCollection) }},
 	{"collections", true, func(m *runfmt.Manifest) string {
@@ -158,7 +144,7 @@ var Contract = []ContractField{
 		return strings.Join(s, ",")
 	}},
 	{"prefetch", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.Prefetch) }},
-	{"dataset", true, func(m *runfmt.Manifest) string { return orUnknown(m.Dataset.Fingerprint) }},
+	{"dataset", true, func(m *runfmt.Manifest) string { return OrUnknown(m.Dataset.Fingerprint) }},
 	{"cores", true, func(m *runfmt.Manifest) string { return intStr(m.Machine.Cores) }},
 	{"memory-limit", true, func(m *runfmt.Manifest) string {
 		if m.Machine.CgroupMemoryLimitBytes != nil {
@@ -168,11 +154,22 @@ var Contract = []ContractField{
 	}},
 }
 
-func orUnknown(s string) string {
+// OrUnknown renders an empty string as "unknown".
+func OrUnknown(s string) string {
 	if s == "" {
 		return "unknown"
 	}
 	return s
+}
+
+// ConditionValue renders one contract field of a manifest ("" for an unknown field name).
+func ConditionValue(m *runfmt.Manifest, field string) string {
+	for _, f := range Contract {
+		if f.Name == field {
+			return f.Value(m)
+		}
+	}
+	return ""
 }
 
 // ContractFieldNames are the names --allow-mismatch accepts.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -161,9 +160,7 @@ func signedPct(v *float64) string {
 func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) error {
 	j := BuildCompare(c, v)
 	if f == JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(j)
+		return WriteJSON(w, j)
 	}
 	md := f == Markdown
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,6 +35,13 @@ func ParseFormat(s string, allowed ...Format) (Format, error) {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown format %q (use %s)", s, strings.Join(names, ", "))
+}
+
+// WriteJSON writes v as indented JSON, the form of every --format json output.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // group inserts thousands separators into a non-negative integer string.

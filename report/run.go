@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -175,9 +174,7 @@ func WriteRun(w io.Writer, s *analyze.RunSummary, f Format) error {
 	r := BuildRun(s)
 	switch f {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return WriteJSON(w, r)
 	case Markdown:
 		return writeRunDoc(w, r, s, true)
 	}
@@ -216,7 +213,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"build", m.Build.Label + commit},
 		{"loader", strings.TrimSpace(m.Loader.Name + " " + m.Loader.Version)},
 		{"catalogs", fmt.Sprintf("%s -> %s (%s)", m.SourceCatalog, m.TargetCatalog, target)},
-		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
+		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", analyze.OrUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
 		{"conditions", Conditions(m)},
 	}
 	if md {
@@ -330,26 +327,18 @@ func SlowestFirst(cs []analyze.CollectionSummary) []int {
 	return idx
 }
 
-// Conditions is the one-line summary of a run's measurement conditions.
+// Conditions is the one-line summary of a run's measurement conditions, rendered
+// the way the comparability contract sees them.
 func Conditions(m *runfmt.Manifest) string {
-	c := m.Conditions
-	cap := "none"
-	if c.MaxPerCollection > 0 {
-		cap = Int(int64(c.MaxPerCollection))
+	var parts []string
+	for _, f := range []string{"storage-compress", "cache", "traffic-recording", "batch-size", "cap", "collections", "prefetch"} {
+		v := analyze.ConditionValue(m, f)
+		if f == "cap" && v == "0" {
+			v = "none"
+		}
+		parts = append(parts, conditionNames[f]+"="+v)
 	}
-	subset := "all"
-	if len(c.CollectionSubset) > 0 {
-		subset = strings.Join(c.CollectionSubset, ",")
-	}
-	return fmt.Sprintf("storage.compress=%s cache=%s traffic-recording=%s batch=%s cap=%s collections=%s prefetch=%t",
-		boolPtr(c.StorageCompress), boolPtr(c.CacheEnabled), boolPtr(c.TrafficRecording), Int(int64(c.BatchSize)), cap, subset, c.Prefetch)
-}
-
-func boolPtr(b *bool) string {
-	if b == nil {
-		return "unknown"
-	}
-	return fmt.Sprint(*b)
+	return strings.Join(parts, " ")
 }
 
 func intPtr(v *int64) string {
@@ -357,11 +346,4 @@ func intPtr(v *int64) string {
 		return "?"
 	}
 	return Int(*v)
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -404,9 +403,7 @@ func entryCell(c column, e TableEntry, grouped bool) (cell, *float64) {
 func WriteTable(w io.Writer, t *TableJSON, f Format) error {
 	switch f {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(t)
+		return WriteJSON(w, t)
 	case CSV:
 		cw := csv.NewWriter(w)
 		cw.Write(append([]string{"label"}, append(t.Columns, "notes")...))

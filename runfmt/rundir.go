@@ -27,6 +27,28 @@ func IsRunDir(dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// RunDirs returns path itself when it is a run directory, else the run directories
+// directly inside it (sorted by name); a path holding none is an error.
+func RunDirs(path string) ([]string, error) {
+	if IsRunDir(path) {
+		return []string{path}, nil
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, e := range ents {
+		if d := filepath.Join(path, e.Name()); e.IsDir() && IsRunDir(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%s holds no run directories (no %s in it or in its subdirectories)", path, ManifestFile)
+	}
+	return dirs, nil
+}
+
 // Open reads dir's manifest and checks that its CSV exists.
 func Open(dir string) (*Run, error) {
 	if st, err := os.Stat(dir); err != nil {

@@ -150,7 +150,7 @@ func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*a
 		if f == report.JSON {
 			j := report.CompareJSON{Schema: report.CompareSchema, Comparable: false, Mismatches: refused, AllowedMismatches: allowed,
 				Rows: []analyze.Row{}, Notes: []string{}, Footnotes: []string{}}
-			if err := writeJSON(out, j); err != nil {
+			if err := report.WriteJSON(out, j); err != nil {
 				return nil, none, err
 			}
 		}

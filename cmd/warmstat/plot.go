@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -95,21 +93,9 @@ func plotCommand() *cli.Command {
 // openRunDirs opens a run directory, or every run directory inside path; failed runs
 // (exit 1) are refused unless includeFailed.
 func openRunDirs(path string, includeFailed bool) ([]*runfmt.Run, error) {
-	dirs := []string{path}
-	if !runfmt.IsRunDir(path) {
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		dirs = nil
-		for _, e := range ents {
-			if d := filepath.Join(path, e.Name()); e.IsDir() && runfmt.IsRunDir(d) {
-				dirs = append(dirs, d)
-			}
-		}
-		if len(dirs) == 0 {
-			return nil, fmt.Errorf("%s holds no run directories", path)
-		}
+	dirs, err := runfmt.RunDirs(path)
+	if err != nil {
+		return nil, err
 	}
 	var out []*runfmt.Run
 	for _, d := range dirs {
