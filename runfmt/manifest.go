@@ -180,6 +180,8 @@ type Outcome struct {
 
 // GCStats are a JVM's collector figures over the run. Young and full pause counts
 // are null when the source only gives a total (the harness's reader GC line).
+// ShareOfWallPc is pause time over the window the source covers: the load for the
+// harness's reader line, the JVM's uptime for a parsed GC log.
 type GCStats struct {
 	Collections   int64   `json:"collections"`
 	YoungPauses   *int64  `json:"young_pauses"`

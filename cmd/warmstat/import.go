@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -29,6 +30,7 @@ func importCommand() *cli.Command {
 			&cli.StringFlag{Name: "storage-compress", Usage: "true | false (unknown if not given)"},
 			&cli.StringFlag{Name: "cache", Usage: "true | false: was the server cache enabled (unknown if not given)"},
 			&cli.StringFlag{Name: "traffic-recording", Usage: "true | false (unknown if not given)"},
+			&cli.StringSliceFlag{Name: "writer-gc-log", Usage: "the writer server's -Xlog:gc* file(s), rotations oldest first (e.g. BENCH_DIR/server/RUN/gc.log): records its pauses, each counted once"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir := cmd.String("java")
@@ -55,6 +57,15 @@ func importCommand() *cli.Command {
 				return err
 			}
 			m := rep.Manifest(dir, opts)
+			if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
+				gc, err := evitaserver.ParseGCFiles(logs...)
+				if err != nil {
+					return err
+				}
+				young, full := gc.Young, gc.Full
+				m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
+					ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
+			}
 			check := func(staged string) error {
 				run, err := runfmt.Open(staged)
 				if err != nil {

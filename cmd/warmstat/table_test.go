@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +71,34 @@ func TestTableGolden(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "table", "--columns", "build,speed", a); code != 1 || !strings.Contains(stderr, `unknown column "speed"`) {
 		t.Errorf("bad column: %d %q", code, stderr)
+	}
+}
+
+// The writer's GC log given to import ends up in the manifest and the table.
+func TestImportWriterGCLog(t *testing.T) {
+	tmp := t.TempDir()
+	log := filepath.Join(tmp, "gc.log")
+	os.WriteFile(log, []byte(`[2026-11-29T19:27:56.392+0000][0.048s][info][gc          ] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 6M->1M(64M) 1.836ms
+[2026-11-29T19:27:56.392+0000][0.048s][info][gc,start    ] GC(1) Pause Full (System.gc())
+[2026-11-29T19:27:58.000+0000][2.000s][info][gc          ] GC(1) Pause Full (System.gc()) 38M->30M(64M) 12.5ms
+`), 0o644)
+	out := filepath.Join(tmp, "run")
+	if _, e, c := runCLI(t, "import", "--java", filepath.Join(testdata, "java", "ok"), "--out", out, "--writer-gc-log", log); c != 0 {
+		t.Fatal(e)
+	}
+	m, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile))
+	if err != nil || m.WriterGC == nil || *m.WriterGC.YoungPauses != 1 || *m.WriterGC.FullPauses != 1 || m.WriterGC.PauseNs != 14_336_000 {
+		t.Fatalf("%+v %v", m.WriterGC, err)
+	}
+	md, _, _ := runCLI(t, "table", "--columns", "build,full-gcs,young-gcs", out)
+	if !strings.Contains(md, "| ok    |               1 |                1 |") {
+		t.Fatalf("writer GC columns:\n%s", md)
+	}
+	// without the log the figures are not recorded: empty cells, never derived
+	plain := filepath.Join(tmp, "plain")
+	runCLI(t, "import", "--java", filepath.Join(testdata, "java", "ok"), "--out", plain)
+	md, _, _ = runCLI(t, "table", "--columns", "build,full-gcs", plain)
+	if !strings.Contains(md, "| ok    |               — |") {
+		t.Fatalf("unrecorded GC figures:\n%s", md)
 	}
 }
