@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo clean
+.PHONY: all build test vet fmt-check bench fuzz demo evita clean
 
 all: build
 
@@ -50,6 +50,11 @@ demo: build
 	./$(BIN) compare testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
 	@echo
 	./$(BIN) compare --format md testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
+
+# The published evitaDB server and its dependencies, per version, into a cache outside
+# the repo: make evita EVITA_VERSION=2026.2.3 (see scripts/fetch-evita.sh).
+evita:
+	./scripts/fetch-evita.sh
 
 clean:
 	rm -rf bin
