@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo evita clean
+.PHONY: all build test vet fmt-check bench fuzz demo evita proto clean
 
 all: build
 
@@ -55,6 +55,18 @@ demo: build
 # the repo: make evita EVITA_VERSION=2026.2.3 (see scripts/fetch-evita.sh).
 evita:
 	./scripts/fetch-evita.sh
+
+# Regenerate evita/pb from our .proto subset (the generated code is committed, so a
+# build never needs protoc). Needs protoc (apt-get install protobuf-compiler).
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
+proto:
+	@command -v protoc >/dev/null || { echo "make proto: protoc not found (apt-get install protobuf-compiler)"; exit 1; }
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO_GRPC)
+	PATH="$(CURDIR)/bin:$$PATH" protoc -I evita/proto -I /usr/include \
+	  --go_out=evita/pb --go_opt=paths=source_relative \
+	  --go-grpc_out=evita/pb --go-grpc_opt=paths=source_relative evita/proto/evita_subset.proto
 
 clean:
 	rm -rf bin
