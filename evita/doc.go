@@ -4,7 +4,7 @@
 //
 // Status (issue 3 is blocked: no io.evitadb artifact can be fetched here, so nothing
 // in this package has talked to a real server yet): the wire subset, the query
-// builders and the entity→mutation mapping are written from the protocol facts and
-// unit-tested on the wire level; connecting, sessions, schema replication and goLive
-// wait for a real server to be tested against.
+// builders, the entity→mutation mapping and the schema replication plan are written
+// from the protocol facts and unit-tested on the wire level; connecting, sessions and
+// goLive wait for a real server to be tested against.
 package evita

@@ -1,0 +1,257 @@
+package evita
+
+import (
+	"fmt"
+
+	"github.com/warmstat/warmstat/evita/pb"
+)
+
+// Attribute schema types and evolution modes used by the replication plan.
+const (
+	AttributeGlobal int32 = 0 // GLOBAL_SCHEMA: a catalog attribute used by the entity
+
+	EvolutionAdaptPrimaryKeyGeneration int32 = 0
+	evolutionModes                     int32 = 9 // ADAPT_PRIMARY_KEY_GENERATION .. UPDATING_REFERENCE_CARDINALITY
+)
+
+// ReplicationPlan is the schema of a source catalog as mutations for a fresh target
+// catalog: global attributes, then three passes over the entity schemas so that
+// cross-collection references resolve — bodies, plain references, reflected
+// references. Deferred mutations apply after the load, before goLive.
+type ReplicationPlan struct {
+	Catalog   []*pb.GrpcLocalCatalogSchemaMutation
+	Bodies    []*pb.GrpcModifyEntitySchemaMutation
+	Plain     []*pb.GrpcModifyEntitySchemaMutation
+	Reflected []*pb.GrpcModifyEntitySchemaMutation
+	// Deferred re-applies the source's refusal of ADAPT_PRIMARY_KEY_GENERATION: during the
+	// load it stays allowed so that explicit source primary keys are accepted.
+	Deferred []*pb.GrpcModifyEntitySchemaMutation
+	Notes    []string // what could not be replicated faithfully, and why
+}
+
+// PlanReplication maps a catalog schema and its entity schemas (in load order) to a
+// replication plan. Unlike the Java harness it keeps conditional facets
+// (facetedPartially), bucketed histograms, indexed components, reflected references'
+// own settings and every description.
+func PlanReplication(cat *pb.GrpcCatalogSchema, entities []*pb.GrpcEntitySchema) ReplicationPlan {
+	var p ReplicationPlan
+	for _, name := range sortedKeys(cat.GetAttributes()) {
+		p.Catalog = append(p.Catalog, &pb.GrpcLocalCatalogSchemaMutation{Mutation: &pb.GrpcLocalCatalogSchemaMutation_CreateGlobalAttributeSchemaMutation{
+			CreateGlobalAttributeSchemaMutation: globalAttribute(cat.GetAttributes()[name])}})
+	}
+	byName := map[string]*pb.GrpcEntitySchema{}
+	for _, e := range entities {
+		byName[e.GetName()] = e
+	}
+	for _, e := range entities {
+		p.Bodies = append(p.Bodies, modify(e.GetName(), body(e)))
+		if d := deferred(e); d != nil {
+			p.Deferred = append(p.Deferred, modify(e.GetName(), d))
+		}
+		var plain, reflected []*pb.GrpcEntitySchemaMutation
+		for _, rn := range sortedKeys(e.GetReferences()) {
+			r := e.GetReferences()[rn]
+			if r.GetReflectedReferenceName() == nil {
+				plain = append(plain, plainReference(r)...)
+				continue
+			}
+			ms, note := reflectedReference(e.GetName(), r, byName)
+			if note != "" {
+				p.Notes = append(p.Notes, note)
+			}
+			reflected = append(reflected, ms...)
+		}
+		if len(plain) > 0 {
+			p.Plain = append(p.Plain, modify(e.GetName(), plain))
+		}
+		if len(reflected) > 0 {
+			p.Reflected = append(p.Reflected, modify(e.GetName(), reflected))
+		}
+	}
+	return p
+}
+
+// ReflectedNames are the reflected references of an entity schema (never copied).
+func ReflectedNames(e *pb.GrpcEntitySchema) map[string]bool {
+	out := map[string]bool{}
+	for n, r := range e.GetReferences() {
+		if r.GetReflectedReferenceName() != nil {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+func modify(entity string, ms []*pb.GrpcEntitySchemaMutation) *pb.GrpcModifyEntitySchemaMutation {
+	return &pb.GrpcModifyEntitySchemaMutation{EntityType: entity, EntitySchemaMutations: ms}
+}
+
+func body(e *pb.GrpcEntitySchema) []*pb.GrpcEntitySchemaMutation {
+	var ms []*pb.GrpcEntitySchemaMutation
+	// A new entity schema allows every evolution mode: refuse the ones the source
+	// refuses, except primary-key generation (see Deferred).
+	allowed := map[int32]bool{}
+	for _, m := range e.GetEvolutionMode() {
+		allowed[m] = true
+	}
+	var refuse []int32
+	for m := int32(0); m < evolutionModes; m++ {
+		if !allowed[m] && m != EvolutionAdaptPrimaryKeyGeneration {
+			refuse = append(refuse, m)
+		}
+	}
+	if len(refuse) > 0 {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_DisallowEvolutionModeInEntitySchemaMutation{
+			DisallowEvolutionModeInEntitySchemaMutation: &pb.GrpcEvolutionModes{EvolutionModes: refuse}}})
+	}
+	if len(e.GetDescription()) > 0 {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_ModifyEntitySchemaDescriptionMutation{
+			ModifyEntitySchemaDescriptionMutation: &pb.GrpcModifyEntitySchemaDescriptionMutation{Description: e.GetDescription()}}})
+	}
+	if len(e.GetDeprecationNotice()) > 0 {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_ModifyEntitySchemaDeprecationNoticeMutation{
+			ModifyEntitySchemaDeprecationNoticeMutation: &pb.GrpcModifyEntitySchemaDeprecationNoticeMutation{DeprecationNotice: e.GetDeprecationNotice()}}})
+	}
+	ms = append(ms,
+		&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_SetEntitySchemaWithGeneratedPrimaryKeyMutation{
+			SetEntitySchemaWithGeneratedPrimaryKeyMutation: &pb.GrpcSetEntitySchemaWithGeneratedPrimaryKeyMutation{WithGeneratedPrimaryKey: e.GetWithGeneratedPrimaryKey()}}},
+		// the source's scopes verbatim: a hierarchy or prices indexed in no scope stay so
+		// (the harness forced LIVE)
+		&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_SetEntitySchemaWithHierarchyMutation{SetEntitySchemaWithHierarchyMutation: &pb.GrpcSetEntitySchemaWithHierarchyMutation{
+			WithHierarchy: e.GetWithHierarchy(), IndexedInScopes: e.GetHierarchyIndexedInScopes()}}},
+		&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_SetEntitySchemaWithPriceMutation{SetEntitySchemaWithPriceMutation: &pb.GrpcSetEntitySchemaWithPriceMutation{
+			WithPrice: e.GetWithPrice(), IndexedPricePlaces: e.GetIndexedPricePlaces(), IndexedInScopes: e.GetPriceIndexedInScopes()}}},
+	)
+	if len(e.GetLocales()) > 0 {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_AllowLocaleInEntitySchemaMutation{
+			AllowLocaleInEntitySchemaMutation: &pb.GrpcAllowLocaleInEntitySchemaMutation{Locales: e.GetLocales()}}})
+	}
+	if len(e.GetCurrencies()) > 0 {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_AllowCurrencyInEntitySchemaMutation{
+			AllowCurrencyInEntitySchemaMutation: &pb.GrpcAllowCurrencyInEntitySchemaMutation{Currencies: e.GetCurrencies()}}})
+	}
+	for _, n := range sortedKeys(e.GetAttributes()) {
+		a := e.GetAttributes()[n]
+		if a.GetSchemaType() == AttributeGlobal {
+			ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_UseGlobalAttributeSchemaMutation{
+				UseGlobalAttributeSchemaMutation: &pb.GrpcUseGlobalAttributeSchemaMutation{Name: n}}})
+			continue
+		}
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateAttributeSchemaMutation{CreateAttributeSchemaMutation: attribute(a)}})
+	}
+	for _, n := range sortedKeys(e.GetAssociatedData()) {
+		d := e.GetAssociatedData()[n]
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateAssociatedDataSchemaMutation{CreateAssociatedDataSchemaMutation: &pb.GrpcCreateAssociatedDataSchemaMutation{
+			Name: d.GetName(), Description: d.GetDescription(), DeprecationNotice: d.GetDeprecationNotice(), Type: d.GetType(),
+			Localized: d.GetLocalized(), Nullable: d.GetNullable(), ConflictResolutionOverride: d.GetConflictResolutionOverride()}}})
+	}
+	for _, n := range sortedKeys(e.GetSortableAttributeCompounds()) {
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateSortableAttributeCompoundSchemaMutation{
+			CreateSortableAttributeCompoundSchemaMutation: compound(e.GetSortableAttributeCompounds()[n])}})
+	}
+	return ms
+}
+
+func deferred(e *pb.GrpcEntitySchema) []*pb.GrpcEntitySchemaMutation {
+	for _, m := range e.GetEvolutionMode() {
+		if m == EvolutionAdaptPrimaryKeyGeneration {
+			return nil
+		}
+	}
+	return []*pb.GrpcEntitySchemaMutation{&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_DisallowEvolutionModeInEntitySchemaMutation{
+		DisallowEvolutionModeInEntitySchemaMutation: &pb.GrpcEvolutionModes{EvolutionModes: []int32{EvolutionAdaptPrimaryKeyGeneration}}}}}
+}
+
+func globalAttribute(a *pb.GrpcGlobalAttributeSchema) *pb.GrpcCreateGlobalAttributeSchemaMutation {
+	return &pb.GrpcCreateGlobalAttributeSchemaMutation{Name: a.GetName(), Description: a.GetDescription(), DeprecationNotice: a.GetDeprecationNotice(),
+		Localized: a.GetLocalized(), Nullable: a.GetNullable(), Representative: a.GetRepresentative(), Type: a.GetType(),
+		IndexedDecimalPlaces: a.GetIndexedDecimalPlaces(), DefaultValue: a.GetDefaultValue(), UniqueInScopes: a.GetUniqueInScopes(),
+		UniqueGloballyInScopes: a.GetUniqueGloballyInScopes(), FilterableInScopes: a.GetFilterableInScopes(),
+		SortableInScopes: a.GetSortableInScopes(), ConflictResolutionOverride: a.GetConflictResolutionOverride()}
+}
+
+func attribute(a *pb.GrpcAttributeSchema) *pb.GrpcCreateAttributeSchemaMutation {
+	return &pb.GrpcCreateAttributeSchemaMutation{Name: a.GetName(), Description: a.GetDescription(), DeprecationNotice: a.GetDeprecationNotice(),
+		Localized: a.GetLocalized(), Nullable: a.GetNullable(), Representative: a.GetRepresentative(), Type: a.GetType(),
+		IndexedDecimalPlaces: a.GetIndexedDecimalPlaces(), DefaultValue: a.GetDefaultValue(), UniqueInScopes: a.GetUniqueInScopes(),
+		FilterableInScopes: a.GetFilterableInScopes(), SortableInScopes: a.GetSortableInScopes(),
+		ConflictResolutionOverride: a.GetConflictResolutionOverride()}
+}
+
+func compound(c *pb.GrpcSortableAttributeCompoundSchema) *pb.GrpcCreateSortableAttributeCompoundSchemaMutation {
+	return &pb.GrpcCreateSortableAttributeCompoundSchemaMutation{Name: c.GetName(), Description: c.GetDescription(),
+		DeprecationNotice: c.GetDeprecationNotice(), AttributeElements: c.GetAttributeElements(), IndexedInScopes: c.GetIndexedInScopes()}
+}
+
+// referenceExtras are a reference's own attributes and compounds (inherited ones on a
+// reflected reference are not re-declared: the engine refuses that).
+func referenceExtras(r *pb.GrpcReferenceSchema) []*pb.GrpcEntitySchemaMutation {
+	var ms []*pb.GrpcEntitySchemaMutation
+	for _, n := range sortedKeys(r.GetAttributes()) {
+		a := r.GetAttributes()[n]
+		if a.GetInherited() {
+			continue
+		}
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_ModifyReferenceAttributeSchemaMutation{ModifyReferenceAttributeSchemaMutation: &pb.GrpcModifyReferenceAttributeSchemaMutation{
+			Name: r.GetName(), AttributeSchemaMutation: &pb.GrpcAttributeSchemaMutation{Mutation: &pb.GrpcAttributeSchemaMutation_CreateAttributeSchemaMutation{
+				CreateAttributeSchemaMutation: attribute(a)}}}}})
+	}
+	for _, n := range sortedKeys(r.GetSortableAttributeCompounds()) {
+		c := r.GetSortableAttributeCompounds()[n]
+		if c.GetInherited() {
+			continue
+		}
+		ms = append(ms, &pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_ModifyReferenceSortableAttributeCompoundSchemaMutation{
+			ModifyReferenceSortableAttributeCompoundSchemaMutation: &pb.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation{
+				Name: r.GetName(), SortableAttributeCompoundSchemaMutation: &pb.GrpcSortableAttributeCompoundSchemaMutation{
+					Mutation: &pb.GrpcSortableAttributeCompoundSchemaMutation_CreateSortableAttributeCompoundSchemaMutation{
+						CreateSortableAttributeCompoundSchemaMutation: compound(c)}}}}})
+	}
+	return ms
+}
+
+func plainReference(r *pb.GrpcReferenceSchema) []*pb.GrpcEntitySchemaMutation {
+	c := &pb.GrpcCreateReferenceSchemaMutation{Name: r.GetName(), Description: r.GetDescription(), DeprecationNotice: r.GetDeprecationNotice(),
+		Cardinality: r.GetCardinality(), ReferencedEntityType: r.GetEntityType(), ReferencedEntityTypeManaged: r.GetReferencedEntityTypeManaged(),
+		ReferencedGroupType: r.GetGroupType(), ReferencedGroupTypeManaged: r.GetReferencedGroupTypeManaged(),
+		FacetedInScopes: r.GetFacetedInScopes(), ScopedIndexTypes: r.GetScopedIndexTypes(), ScopedIndexedComponents: r.GetScopedIndexedComponents(),
+		FacetedPartially: r.GetFacetedPartially(), BucketedInScopes: r.GetBucketed(), BucketedPartiallyInScopes: r.GetBucketedPartially(),
+		ConflictResolutionOverride: r.GetConflictResolutionOverride()}
+	return append([]*pb.GrpcEntitySchemaMutation{&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateReferenceSchemaMutation{CreateReferenceSchemaMutation: c}}},
+		referenceExtras(r)...)
+}
+
+// reflectedReference overrides only what the reflected reference does not inherit. A
+// reflected reference cannot inherit a conditional-facet expression (its paths are
+// direction-specific), and the engine refuses every explicit alternative, so such a
+// reference is left out with a note.
+func reflectedReference(entity string, r *pb.GrpcReferenceSchema, byName map[string]*pb.GrpcEntitySchema) ([]*pb.GrpcEntitySchemaMutation, string) {
+	target := r.GetReflectedReferenceName().GetValue()
+	if r.GetFacetedInherited() {
+		if owner := byName[r.GetEntityType()]; owner != nil && len(owner.GetReferences()[target].GetFacetedPartially()) > 0 {
+			return nil, fmt.Sprintf("%s.%s: reflected reference left out - it would inherit the conditional facets of %s.%s, which evitaDB refuses",
+				entity, r.GetName(), r.GetEntityType(), target)
+		}
+	}
+	c := &pb.GrpcCreateReflectedReferenceSchemaMutation{Name: r.GetName(), ReferencedEntityType: r.GetEntityType(), ReflectedReferenceName: target,
+		AttributeInheritanceBehavior: r.GetAttributeInheritanceBehavior(), AttributeInheritanceFilter: r.GetAttributeInheritanceFilter(),
+		IndexedInherited: r.GetIndexedInherited(), FacetedInherited: r.GetFacetedInherited(),
+		BucketedInScopes: r.GetBucketed(), BucketedPartiallyInScopes: r.GetBucketedPartially()}
+	if !r.GetDescriptionInherited() {
+		c.Description = r.GetDescription()
+	}
+	if !r.GetDeprecationNoticeInherited() {
+		c.DeprecationNotice = r.GetDeprecationNotice()
+	}
+	if !r.GetCardinalityInherited() {
+		c.Cardinality = r.GetCardinality() // inherited stays NOT_SPECIFIED (0); never sent explicitly
+	}
+	if !r.GetFacetedInherited() {
+		c.FacetedInScopes, c.FacetedPartially = r.GetFacetedInScopes(), r.GetFacetedPartially()
+	}
+	if !r.GetIndexedInherited() {
+		c.ScopedIndexTypes, c.ScopedIndexedComponents = r.GetScopedIndexTypes(), r.GetScopedIndexedComponents()
+	}
+	return append([]*pb.GrpcEntitySchemaMutation{&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation{CreateReflectedReferenceSchemaMutation: c}}},
+		referenceExtras(r)...), ""
+}
