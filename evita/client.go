@@ -1,0 +1,392 @@
+package evita
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/warmstat/warmstat/evita/pb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Options configure a connection.
+type Options struct {
+	// CACertPEM, when set, switches to TLS trusting this certificate (the server's own
+	// self-signed one, served at /system/server.crt). Plaintext otherwise.
+	CACertPEM []byte
+	// CallTimeout bounds every call except goLive (default 2 minutes). A call without a
+	// deadline would get the server's 2 s default and be cut mid-upsert.
+	CallTimeout time.Duration
+}
+
+// Client is a connection to one evitaDB server.
+type Client struct {
+	Addr        string
+	Version     string // the server's version, sent back as clientversion
+	conn        *grpc.ClientConn
+	evita       pb.EvitaServiceClient
+	mgmt        pb.EvitaManagementServiceClient
+	sess        pb.EvitaSessionServiceClient
+	callTimeout time.Duration
+}
+
+// Error is a failed call: the method, the gRPC status and the server's message.
+type Error struct {
+	Method string
+	Code   codes.Code
+	Msg    string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("evitaDB %s: %s: %s", e.Method, e.Code, e.Msg) }
+
+// IsUnavailable reports whether err means the server could not be reached (gone,
+// killed, not listening) rather than that it refused the request.
+func IsUnavailable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Code == codes.Unavailable || e.Code == codes.DeadlineExceeded)
+}
+
+func wrap(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok {
+		return &Error{Method: method, Code: st.Code(), Msg: st.Message()}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Method: method, Code: codes.DeadlineExceeded, Msg: err.Error()}
+	}
+	return &Error{Method: method, Code: codes.Unknown, Msg: err.Error()}
+}
+
+// Dial connects and reads the server's version (the first real call).
+func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
+	creds := insecure.NewCredentials()
+	if len(o.CACertPEM) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(o.CACertPEM) {
+			return nil, errors.New("evita: the CA certificate is not PEM")
+		}
+		creds = credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "localhost", MinVersion: tls.VersionTLS12})
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, PermitWithoutStream: true}),
+		// a 1,000-entity full-content batch exceeds grpc-go's 4 MB default
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(64<<20)))
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{Addr: addr, conn: conn, evita: pb.NewEvitaServiceClient(conn), mgmt: pb.NewEvitaManagementServiceClient(conn),
+		sess: pb.NewEvitaSessionServiceClient(conn), callTimeout: o.CallTimeout}
+	if c.callTimeout == 0 {
+		c.callTimeout = 2 * time.Minute
+	}
+	st, err := c.ServerStatus(ctx)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.Version = st.GetVersion()
+	return c, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+func (c *Client) timed(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.callTimeout)
+}
+
+// ServerStatus is the server's status (version, readiness).
+func (c *Client) ServerStatus(ctx context.Context) (*pb.GrpcEvitaServerStatusResponse, error) {
+	ctx, cancel := c.timed(ctx)
+	defer cancel()
+	r, err := c.mgmt.ServerStatus(ctx, &emptypb.Empty{})
+	return r, wrap("ServerStatus", err)
+}
+
+// Ready reports the server's own readiness flag.
+func (c *Client) Ready(ctx context.Context) (bool, error) {
+	ctx, cancel := c.timed(ctx)
+	defer cancel()
+	r, err := c.evita.IsReady(ctx, &emptypb.Empty{})
+	return r.GetReady(), wrap("IsReady", err)
+}
+
+// DefineCatalog creates a catalog (in WARMING_UP); DeleteCatalogIfExists removes one.
+func (c *Client) DefineCatalog(ctx context.Context, name string) error {
+	ctx, cancel := c.timed(ctx)
+	defer cancel()
+	_, err := c.evita.DefineCatalog(ctx, &pb.GrpcDefineCatalogRequest{CatalogName: name})
+	return wrap("DefineCatalog", err)
+}
+
+func (c *Client) DeleteCatalogIfExists(ctx context.Context, name string) (bool, error) {
+	ctx, cancel := c.timed(ctx)
+	defer cancel()
+	r, err := c.evita.DeleteCatalogIfExists(ctx, &pb.GrpcDeleteCatalogIfExistsRequest{CatalogName: name})
+	return r.GetSuccess(), wrap("DeleteCatalogIfExists", err)
+}
+
+// CatalogState is a catalog's state (CatalogWarmingUp, CatalogAlive, ...); ok false
+// when the server does not know the catalog.
+func (c *Client) CatalogState(ctx context.Context, name string) (int32, bool, error) {
+	ctx, cancel := c.timed(ctx)
+	defer cancel()
+	r, err := c.evita.GetCatalogState(ctx, &pb.GrpcGetCatalogStateRequest{CatalogName: name})
+	if err != nil {
+		return 0, false, wrap("GetCatalogState", err)
+	}
+	return r.GetCatalogState(), r.CatalogState != nil, nil
+}
+
+// Session is an open session on one catalog.
+type Session struct {
+	c       *Client
+	ID      string
+	Catalog string
+	State   int32
+}
+
+// Open starts a read-only or read-write session.
+func (c *Client) Open(ctx context.Context, catalog string, readWrite bool) (*Session, error) {
+	tctx, cancel := c.timed(ctx)
+	defer cancel()
+	req := &pb.GrpcEvitaSessionRequest{CatalogName: catalog}
+	var r *pb.GrpcEvitaSessionResponse
+	var err error
+	if readWrite {
+		r, err = c.evita.CreateReadWriteSession(tctx, req)
+	} else {
+		r, err = c.evita.CreateReadOnlySession(tctx, req)
+	}
+	if err != nil {
+		return nil, wrap("CreateSession", err)
+	}
+	return &Session{c: c, ID: r.GetSessionId(), Catalog: catalog, State: r.GetCatalogState()}, nil
+}
+
+// ctx adds the session id and the client version (which makes the server send
+// associated data in its lossless structured form) to an outgoing call.
+func (s *Session) ctx(ctx context.Context) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "sessionid", s.ID, "clientversion", s.c.Version)
+}
+
+func (s *Session) timed(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := s.c.timed(ctx)
+	return s.ctx(ctx), cancel
+}
+
+// Close ends the session, waiting until its changes are visible (in WARM_UP this
+// flushes the catalog to disk).
+func (s *Session) Close(ctx context.Context) error {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	_, err := s.c.sess.Close(ctx, &pb.GrpcCloseRequest{CommitBehaviour: WaitForChangesVisible, CatalogName: s.Catalog})
+	return wrap("Close", err)
+}
+
+// CatalogSchema, EntityTypes and EntitySchema read the schema.
+func (s *Session) CatalogSchema(ctx context.Context) (*pb.GrpcCatalogSchema, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.GetCatalogSchema(ctx, &pb.GrpcGetCatalogSchemaRequest{})
+	return r.GetCatalogSchema(), wrap("GetCatalogSchema", err)
+}
+
+func (s *Session) EntityTypes(ctx context.Context) ([]string, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.GetAllEntityTypes(ctx, &emptypb.Empty{})
+	return r.GetEntityTypes(), wrap("GetAllEntityTypes", err)
+}
+
+func (s *Session) EntitySchema(ctx context.Context, entityType string) (*pb.GrpcEntitySchema, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.GetEntitySchema(ctx, &pb.GrpcEntitySchemaRequest{EntityType: entityType})
+	if err == nil && r.GetEntitySchema() == nil {
+		return nil, &Error{Method: "GetEntitySchema", Code: codes.NotFound, Msg: "no collection " + entityType}
+	}
+	return r.GetEntitySchema(), wrap("GetEntitySchema", err)
+}
+
+// Replicate applies a replication plan: global attributes, then entity bodies, plain
+// references and reflected references, one UpdateEntitySchema per entity per pass.
+func (s *Session) Replicate(ctx context.Context, p ReplicationPlan) error {
+	if len(p.Catalog) > 0 {
+		tctx, cancel := s.timed(ctx)
+		_, err := s.c.sess.UpdateCatalogSchema(tctx, &pb.GrpcUpdateCatalogSchemaRequest{SchemaMutations: p.Catalog})
+		cancel()
+		if err != nil {
+			return wrap("UpdateCatalogSchema", err)
+		}
+	}
+	for _, m := range p.Bodies {
+		tctx, cancel := s.timed(ctx)
+		_, err := s.c.sess.DefineEntitySchema(tctx, &pb.GrpcDefineEntitySchemaRequest{EntityType: m.GetEntityType()})
+		cancel()
+		if err != nil {
+			return wrap("DefineEntitySchema "+m.GetEntityType(), err)
+		}
+	}
+	for _, pass := range [][]*pb.GrpcModifyEntitySchemaMutation{p.Bodies, p.Plain, p.Reflected} {
+		for _, m := range pass {
+			if err := s.UpdateEntitySchema(ctx, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// UpdateEntitySchema applies one entity's schema mutations.
+func (s *Session) UpdateEntitySchema(ctx context.Context, m *pb.GrpcModifyEntitySchemaMutation) error {
+	if len(m.GetEntitySchemaMutations()) == 0 {
+		return nil
+	}
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	_, err := s.c.sess.UpdateEntitySchema(ctx, &pb.GrpcUpdateEntitySchemaRequest{SchemaMutation: m})
+	return wrap("UpdateEntitySchema "+m.GetEntityType(), err)
+}
+
+// Count is a collection's LIVE entity count.
+func (s *Session) Count(ctx context.Context, entityType string) (int, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.Query(ctx, CountQuery(entityType))
+	return int(r.GetRecordPage().GetTotalRecordCount()), wrap("Query(count "+entityType+")", err)
+}
+
+// PrimaryKeys lists a collection's primary keys, ascending, in pages of 10,000.
+func (s *Session) PrimaryKeys(ctx context.Context, entityType string, total int) ([]int32, error) {
+	pks := make([]int32, 0, total)
+	for page := int32(1); len(pks) < total; page++ {
+		tctx, cancel := s.timed(ctx)
+		r, err := s.c.sess.QueryList(tctx, PrimaryKeysQuery(entityType, page, 10000))
+		cancel()
+		if err != nil {
+			return nil, wrap("QueryList(primary keys "+entityType+")", err)
+		}
+		if len(r.GetEntityReferences()) == 0 {
+			break
+		}
+		for _, e := range r.GetEntityReferences() {
+			pks = append(pks, e.GetPrimaryKey())
+		}
+	}
+	return pks, nil
+}
+
+// Fetch reads entities by primary key with everything a copy needs.
+func (s *Session) Fetch(ctx context.Context, schema *pb.GrpcEntitySchema, pks []int32) ([]*pb.GrpcSealedEntity, error) {
+	var plain []string
+	for _, n := range sortedKeys(schema.GetReferences()) {
+		if schema.GetReferences()[n].GetReflectedReferenceName() == nil {
+			plain = append(plain, n)
+		}
+	}
+	hasReflected := len(plain) < len(schema.GetReferences())
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.QueryList(ctx, FetchQuery(schema.GetName(), pks, plain, hasReflected, schema.GetWithPrice(), schema.GetWithHierarchy()))
+	return r.GetSealedEntities(), wrap("QueryList(fetch "+schema.GetName()+")", err)
+}
+
+// Upsert sends one entity mutation.
+func (s *Session) Upsert(ctx context.Context, m *pb.GrpcEntityUpsertMutation) error {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	_, err := s.c.sess.UpsertEntity(ctx, &pb.GrpcUpsertEntityRequest{
+		EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: m}}})
+	return wrap("UpsertEntity "+m.GetEntityType(), err)
+}
+
+// CollectionSize is the stored entity count of a collection.
+func (s *Session) CollectionSize(ctx context.Context, entityType string) (int, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.GetEntityCollectionSize(ctx, &pb.GrpcEntityCollectionSizeRequest{EntityType: entityType})
+	return int(r.GetSize()), wrap("GetEntityCollectionSize", err)
+}
+
+// GoLive switches the session's WARM_UP catalog to ALIVE and closes the session. It
+// has no fixed client timeout (the server re-arms its own on every progress message);
+// it ends when the stream ends, when ctx ends, or when no progress arrives for
+// `stall`. On a client-side failure it polls the catalog state for up to `confirm`
+// and reports whether the server reached ALIVE anyway.
+func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, progress func(pct int32)) (reachedAlive bool, err error) {
+	// the deadline only bounds the call as a whole; a day outlasts any real goLive
+	lctx, cancel := context.WithTimeout(s.ctx(ctx), 24*time.Hour)
+	defer cancel()
+	stream, err := s.c.sess.GoLiveAndCloseWithProgress(lctx, &emptypb.Empty{})
+	if err == nil {
+		err = s.follow(stream, stall, cancel, progress)
+	}
+	if err == nil {
+		state, ok, serr := s.c.CatalogState(ctx, s.Catalog)
+		return ok && state == CatalogAlive, serr
+	}
+	err = wrap("GoLiveAndCloseWithProgress", err)
+	deadline := time.Now().Add(confirm)
+	for time.Now().Before(deadline) {
+		if state, ok, serr := s.c.CatalogState(ctx, s.Catalog); serr == nil && ok && state == CatalogAlive {
+			return true, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, err
+		case <-time.After(time.Second):
+		}
+	}
+	return false, err
+}
+
+func (s *Session) follow(stream pb.EvitaSessionService_GoLiveAndCloseWithProgressClient, stall time.Duration, cancel context.CancelFunc, progress func(int32)) error {
+	msgs := make(chan *pb.GrpcGoLiveAndCloseWithProgressResponse)
+	errs := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			m, err := stream.Recv()
+			if err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-done: // the caller gave up; cancel() ends the stream
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case m := <-msgs:
+			if progress != nil {
+				progress(m.GetProgressInPercent())
+			}
+		case err := <-errs:
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		case <-time.After(stall):
+			cancel()
+			return fmt.Errorf("no goLive progress for %s", stall)
+		}
+	}
+}
