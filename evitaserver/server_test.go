@@ -1,0 +1,159 @@
+package evitaserver_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/internal/evitatest"
+)
+
+func classpath(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("starts evitaDB servers")
+	}
+	cp := evitatest.Classpath()
+	if cp == "" {
+		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
+	}
+	return cp
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestStartStopRealServer(t *testing.T) {
+	s, c := evitatest.Start(t)
+	ctx := context.Background()
+	st, err := c.ServerStatus(ctx)
+	if err != nil || st.GetVersion() == "" || c.Version != st.GetVersion() {
+		t.Fatalf("status %v %v", st, err)
+	}
+	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
+		t.Fatalf("not on loopback: %s", s.Addr)
+	}
+	pid := s.Pid()
+	if err := s.Stop(30 * time.Second); err != nil {
+		t.Fatalf("graceful stop: %v", err)
+	}
+	if alive(pid) || s.Running() {
+		t.Fatal("JVM still alive after Stop")
+	}
+	gc, err := s.GC()
+	if err != nil || gc.UptimeNs == 0 {
+		t.Fatalf("GC log of the server: %+v %v", gc, err)
+	}
+	t.Logf("server %s up and down; its GC log: %d young, %d full pauses, %.1f ms paused", st.GetVersion(), gc.Young, gc.Full, float64(gc.PauseNs)/1e6)
+}
+
+// A server whose readiness never arrives (here: probed where it does not listen) is
+// given up after the deadline, with its last log lines, and killed.
+func TestNeverReady(t *testing.T) {
+	cp := classpath(t)
+	data := filepath.Join(t.TempDir(), "d")
+	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: data, HeapBytes: 512 << 20,
+		Ready: 8 * time.Second, Probe: func(ctx context.Context, addr string) error { return errors.New("probe refused on purpose") }})
+	if err == nil || !strings.Contains(err.Error(), "not ready within 8s") || !strings.Contains(err.Error(), "last log lines") {
+		t.Fatalf("%v", err)
+	}
+	if jvmsUsing(data) > 0 {
+		t.Fatal("orphan JVM after a failed start")
+	}
+}
+
+// jvmsUsing counts live processes whose command line mentions dir.
+func jvmsUsing(dir string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), dir) {
+			n++
+		}
+	}
+	return n
+}
+
+// A server that dies during startup is reported with its log, not waited for.
+func TestServerExitsDuringStartup(t *testing.T) {
+	cp := classpath(t)
+	start := time.Now()
+	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+		Ready: 2 * time.Minute, Probe: evitatest.Probe, Extra: []string{"storage.storageDirectory=/proc/warmstat-cannot-write-here"}})
+	if err == nil {
+		t.Fatal("started with an unusable storage directory")
+	}
+	if time.Since(start) > time.Minute || !strings.Contains(err.Error(), "last log lines") {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+}
+
+func TestPortTaken(t *testing.T) {
+	cp := classpath(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+		Port: port, Probe: evitatest.Probe})
+	if err == nil || !strings.Contains(err.Error(), "is taken") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Refusals that happen before any JVM starts need no server artifact.
+func TestRefusedBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: "x.jar", DataDir: filepath.Join(dir, "d"), HeapBytes: 1 << 50,
+		Probe: evitatest.Probe})
+	if err == nil || !strings.Contains(err.Error(), "heaps do not fit") {
+		t.Fatalf("huge heap: %v", err)
+	}
+	foreign := filepath.Join(dir, "mine")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "keep.txt"), []byte("x"), 0o644)
+	_, err = evitaserver.Start(context.Background(), evitaserver.Config{Classpath: "x.jar", DataDir: foreign, HeapBytes: 256 << 20, Probe: evitatest.Probe})
+	if err == nil || !strings.Contains(err.Error(), "refusing to wipe") {
+		t.Fatalf("foreign dir: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "keep.txt")); string(b) != "x" {
+		t.Fatal("foreign data directory touched")
+	}
+}
+
+// Killing the server while calls are in flight ends them with a typed error, quickly.
+func TestServerKilledMidCall(t *testing.T) {
+	s, c := evitatest.Start(t)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := c.ServerStatus(ctx); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	killed := time.Now()
+	s.Kill()
+	select {
+	case err := <-done:
+		var e *evita.Error
+		if !errors.As(err, &e) || !evita.IsUnavailable(err) {
+			t.Fatalf("want a typed Unavailable error, got %T %v", err, err)
+		}
+		t.Logf("in-flight calls failed %s after the kill: %v", time.Since(killed).Round(time.Millisecond), err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("calls hang after the server was killed")
+	}
+}
