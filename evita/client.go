@@ -177,6 +177,12 @@ func (c *Client) Open(ctx context.Context, catalog string, readWrite bool) (*Ses
 	return &Session{c: c, ID: r.GetSessionId(), Catalog: catalog, State: r.GetCatalogState()}, nil
 }
 
+// Resume attaches to a session opened elsewhere (sessions live on the server and are
+// found by their id), so that it can be driven through this client's settings.
+func (c *Client) Resume(id, catalog string) *Session {
+	return &Session{c: c, ID: id, Catalog: catalog}
+}
+
 // ctx adds the session id and the client version (which makes the server send
 // associated data in its lossless structured form) to an outgoing call.
 func (s *Session) ctx(ctx context.Context) context.Context {
