@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+func loadCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "load",
+		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
+		Description: "Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
+			"running servers (plaintext gRPC). Writes --out (entities.csv as upserts complete, manifest.json at the end),\n" +
+			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
+			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
+			"give them as flags, or they are recorded as unknown.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "source", Required: true, Usage: "source server host:port (gRPC)"},
+			&cli.StringFlag{Name: "source-catalog", Required: true, Usage: "catalog to read"},
+			&cli.StringFlag{Name: "target", Required: true, Usage: "target server host:port (gRPC)"},
+			&cli.StringFlag{Name: "target-catalog", Usage: "catalog to create (default: the source catalog's name)"},
+			&cli.BoolFlag{Name: "replace-target", Usage: "drop the target catalog if it exists (otherwise refused)"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create (absent or empty)"},
+			&cli.StringFlag{Name: "build", Required: true, Usage: "build label of the target server's build"},
+			&cli.StringFlag{Name: "commit", Usage: "build commit, if known"},
+			&cli.StringFlag{Name: "run-id", Usage: "run id (default: start time)"},
+			&cli.StringFlag{Name: "server-heap", Usage: "target server max heap, e.g. 23g"},
+			&cli.StringFlag{Name: "reader-heap", Usage: "source server max heap"},
+			&cli.StringFlag{Name: "storage-compress", Usage: "true | false: the target's storage.compress"},
+			&cli.StringFlag{Name: "cache", Usage: "true | false: the target's cache"},
+			&cli.StringFlag{Name: "traffic-recording", Usage: "true | false: the target's traffic recording"},
+			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
+			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
+			&cli.BoolFlag{Name: "skip-verify", Usage: "skip the count verification (recorded as skipped)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "final report: text | json | md"},
+		},
+		Action: runLoad,
+	}
+}
+
+func runLoad(ctx context.Context, cmd *cli.Command) error {
+	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
+	if err != nil {
+		return err
+	}
+	var m runfmt.Manifest
+	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
+	m.RunID = cmd.String("run-id")
+	m.Loader.Version = version
+	if m.Server.MaxHeapBytes, err = optBytes(cmd, "server-heap"); err != nil {
+		return err
+	}
+	if m.Reader.MaxHeapBytes, err = optBytes(cmd, "reader-heap"); err != nil {
+		return err
+	}
+	if m.Conditions.StorageCompress, err = optBool(cmd, "storage-compress"); err != nil {
+		return err
+	}
+	if m.Conditions.CacheEnabled, err = optBool(cmd, "cache"); err != nil {
+		return err
+	}
+	if m.Conditions.TrafficRecording, err = optBool(cmd, "traffic-recording"); err != nil {
+		return err
+	}
+	if mach, err := evitaserver.ReadMachine(); err == nil {
+		cores, mem := mach.Cores, mach.MemoryBytes
+		m.Machine = runfmt.Machine{Cores: &cores, MemoryBytes: &mem, CgroupMemoryLimitBytes: mach.CgroupLimit}
+	}
+	var subset []string
+	if s := cmd.String("collections"); s != "" {
+		for _, c := range strings.Split(s, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				subset = append(subset, c)
+			}
+		}
+	}
+	// Ctrl-C ends the load between upserts; a second one kills warmstat.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
+	if err != nil {
+		return fmt.Errorf("source %s: %w", cmd.String("source"), err)
+	}
+	defer src.Close()
+	dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
+	if err != nil {
+		return fmt.Errorf("target %s: %w", cmd.String("target"), err)
+	}
+	defer dst.Close()
+	errw := cmd.Root().ErrWriter
+	c := loader.Config{Source: src, Target: dst, SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
+		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
+		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Manifest: m}
+	if isTerminal(errw) {
+		c.Progress = errw // progress for people; quiet when not a terminal
+	}
+	begin := time.Now()
+	res, loadErr := loader.Run(ctx, c)
+	if res == nil { // could not start: nothing measured, nothing written
+		return loadErr
+	}
+	out := cmd.Root().Writer
+	run, err := runfmt.Open(res.Dir)
+	if err == nil {
+		var s *analyze.RunSummary
+		if s, err = analyze.Summarize(run, analyze.QuantilesJava); err == nil {
+			err = report.WriteRun(out, s, f)
+		}
+	}
+	if err != nil {
+		return errors.Join(loadErr, err)
+	}
+	fmt.Fprintf(errw, "run %s written to %s in %s\n", res.Manifest.RunID, res.Dir, time.Since(begin).Round(time.Millisecond))
+	fmt.Fprintf(out, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
+	if code := res.Manifest.ExitCode; code != 0 {
+		msg := fmt.Sprintf("run %s: verification %s, outcome %s", res.Manifest.RunID, res.Manifest.Verification.Status, res.Manifest.Outcome.Status)
+		if loadErr != nil {
+			msg += ": " + loadErr.Error()
+		}
+		return withCode(code, errors.New(msg))
+	}
+	return nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

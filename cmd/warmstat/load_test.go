@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evita/pb"
+	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// seed → load (attach) → report → compare, against real servers.
+func TestLoadCommandEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts evitaDB servers")
+	}
+	srcSrv, src := evitatest.Start(t)
+	dstSrv, _ := evitatest.Start(t)
+	cat, schemas := evitatest.FixtureSchema()
+	byName := map[string]*pb.GrpcEntitySchema{}
+	for _, s := range schemas {
+		byName[s.GetName()] = s
+	}
+	evitatest.LoadCatalog(t, context.Background(), src, "shop", evita.PlanReplication(cat, schemas), evitatest.FixtureEntities(), byName)
+
+	runs := t.TempDir()
+	for i, id := range []string{"r1", "r2"} {
+		args := []string{"load", "--source", srcSrv.Addr, "--source-catalog", "shop", "--target", dstSrv.Addr, "--target-catalog", "shop_copy",
+			"--out", filepath.Join(runs, id), "--build", "local", "--run-id", id, "--server-heap", "1g", "--reader-heap", "1g",
+			"--storage-compress", "true", "--cache", "false", "--traffic-recording", "false", "--batch-size", "3"}
+		if i > 0 {
+			args = append(args, "--replace-target")
+		}
+		out, stderr, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("load %s: exit %d\n%s\n%s", id, code, out, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if lines[len(lines)-1] != "RUN_STATUS=MEASUREMENT-DONE-"+id || !strings.Contains(out, "verification: verified, outcome complete, exit code 0") {
+			t.Fatalf("output:\n%s", out)
+		}
+	}
+	m, err := runfmt.ReadManifest(filepath.Join(runs, "r1", runfmt.ManifestFile))
+	if err != nil || m.Entities != 13 || m.Server.Version == "" || *m.Server.MaxHeapBytes != 1<<30 || m.Machine.Cores == nil {
+		t.Fatalf("%v %+v", err, m)
+	}
+	// a second load into the same target without --replace-target is refused, nothing written
+	_, stderr, code := runCLI(t, "load", "--source", srcSrv.Addr, "--source-catalog", "shop", "--target", dstSrv.Addr, "--target-catalog", "shop_copy",
+		"--out", filepath.Join(runs, "r3"), "--build", "local")
+	if code != 1 || !strings.Contains(stderr, "--replace-target") {
+		t.Fatalf("existing target: %d %q", code, stderr)
+	}
+	// the two runs compare (2 runs of one build against themselves: nothing may be called)
+	out, stderr, code := runCLI(t, "compare", "--format", "json", runs, runs)
+	if code != 0 || strings.Contains(out, `"verdict": "faster"`) || strings.Contains(out, `"verdict": "slower"`) {
+		t.Fatalf("compare: %d %s %s", code, out, stderr)
+	}
+	// an unknown collection is an error before anything is loaded
+	_, stderr, code = runCLI(t, "load", "--source", srcSrv.Addr, "--source-catalog", "shop", "--target", dstSrv.Addr, "--target-catalog", "x",
+		"--out", filepath.Join(runs, "r4"), "--build", "local", "--collections", "Product,Voucher")
+	if code != 1 || !strings.Contains(stderr, `collection "Voucher" is not in source catalog`) {
+		t.Fatalf("unknown collection: %d %q", code, stderr)
+	}
+}
