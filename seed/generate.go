@@ -1,0 +1,482 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evita/pb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+const live = 0
+
+var kindType = map[string]int32{"string": evita.TypeString, "text": evita.TypeString, "int": evita.TypeInteger, "long": evita.TypeLong,
+	"bool": evita.TypeBoolean, "decimal": evita.TypeBigDecimal, "datetime": evita.TypeOffsetDateTime, "range": evita.TypeDateTimeRange}
+
+var cardinality = map[string]int32{"": evita.CardinalityZeroOrMore, "zero-or-more": evita.CardinalityZeroOrMore,
+	"zero-or-one": evita.CardinalityZeroOrOne, "exactly-one": evita.CardinalityExactlyOne, "one-or-more": evita.CardinalityOneOrMore}
+
+func attributeSchema(a Attribute, schemaType int32) *pb.GrpcAttributeSchema {
+	s := &pb.GrpcAttributeSchema{Name: a.Name, SchemaType: schemaType, Type: kindType[a.Kind], Localized: a.Localized, Nullable: a.Share > 0 && a.Share < 1}
+	if a.Filterable {
+		s.FilterableInScopes = []int32{live}
+	}
+	if a.Sortable {
+		s.SortableInScopes = []int32{live}
+	}
+	if a.Unique {
+		u := evita.UniqueWithinCollection
+		if a.Localized {
+			u = evita.UniqueWithinCollectionLocale
+		}
+		s.UniqueInScopes = [][]byte{evita.Scoped(live, u)}
+	}
+	return s
+}
+
+// Schema is the profile's schema in the server's read form; evita.PlanReplication
+// turns it into the mutations that create it.
+func Schema(p *Profile) (*pb.GrpcCatalogSchema, []*pb.GrpcEntitySchema) {
+	cat := &pb.GrpcCatalogSchema{Attributes: map[string]*pb.GrpcGlobalAttributeSchema{}}
+	var locales, currencies [][]byte
+	for _, l := range p.Locales {
+		locales = append(locales, evita.Text(l))
+	}
+	for _, c := range p.Currencies {
+		currencies = append(currencies, evita.Text(c))
+	}
+	known := map[string]bool{}
+	byName := map[string]*pb.GrpcEntitySchema{}
+	var out []*pb.GrpcEntitySchema
+	for _, c := range p.Collections {
+		known[c.Name] = true
+		s := &pb.GrpcEntitySchema{Name: c.Name, Locales: locales, Attributes: map[string]*pb.GrpcAttributeSchema{},
+			AssociatedData: map[string]*pb.GrpcAssociatedDataSchema{}, References: map[string]*pb.GrpcReferenceSchema{}}
+		if c.Hierarchy {
+			s.WithHierarchy, s.HierarchyIndexedInScopes = true, []int32{live}
+		}
+		if c.Prices != nil {
+			s.WithPrice, s.IndexedPricePlaces, s.PriceIndexedInScopes, s.Currencies = true, 2, []int32{live}, currencies
+		}
+		for _, a := range c.Attributes {
+			if a.Global {
+				cat.Attributes[a.Name] = &pb.GrpcGlobalAttributeSchema{Name: a.Name, Type: evita.TypeString, Localized: true,
+					UniqueGloballyInScopes: [][]byte{evita.Scoped(live, evita.UniqueWithinCatalogLocale)}}
+				s.Attributes[a.Name] = &pb.GrpcAttributeSchema{Name: a.Name, SchemaType: evita.AttributeGlobal}
+				continue
+			}
+			s.Attributes[a.Name] = attributeSchema(a, 1)
+		}
+		for _, d := range c.AssociatedData {
+			s.AssociatedData[d.Name] = &pb.GrpcAssociatedDataSchema{Name: d.Name, Type: evita.TypeString, Localized: d.Localized, Nullable: true}
+		}
+		byName[c.Name] = s
+		out = append(out, s)
+	}
+	for _, c := range p.Collections {
+		for _, r := range c.References {
+			rs := &pb.GrpcReferenceSchema{Name: r.Name, EntityType: r.Target, ReferencedEntityTypeManaged: known[r.Target],
+				Cardinality: cardinality[r.Cardinality], Attributes: map[string]*pb.GrpcAttributeSchema{}}
+			switch r.Index {
+			case "filtering":
+				rs.ScopedIndexTypes = [][]byte{evita.Scoped(live, evita.IndexForFiltering)}
+			case "partitioning":
+				rs.ScopedIndexTypes = [][]byte{evita.Scoped(live, evita.IndexForPartitioning)}
+			}
+			if r.Faceted {
+				rs.FacetedInScopes = []int32{live}
+			}
+			if r.Group != "" {
+				rs.GroupType, rs.ReferencedGroupTypeManaged = wrapperspb.String(r.Group), true
+				rs.ScopedIndexedComponents = [][]byte{evita.ScopedList(live, evita.ComponentReferencedEntity, evita.ComponentReferencedGroup)}
+			}
+			for _, a := range r.Attributes {
+				rs.Attributes[a.Name] = attributeSchema(a, 2)
+			}
+			byName[c.Name].References[r.Name] = rs
+			if r.Reflected != "" {
+				byName[r.Target].References[r.Reflected] = &pb.GrpcReferenceSchema{Name: r.Reflected, EntityType: c.Name, ReferencedEntityTypeManaged: true,
+					ReflectedReferenceName: wrapperspb.String(r.Name), CardinalityInherited: true, DescriptionInherited: true,
+					DeprecationNoticeInherited: true, FacetedInherited: true, IndexedInherited: true}
+			}
+		}
+	}
+	return cat, out
+}
+
+// Generator produces the entities of a profile at a scale, deterministically: entity i
+// of collection C depends only on (seed, C, i).
+type Generator struct {
+	p     *Profile
+	scale float64
+	seed  uint64
+	pks   map[string][]int32
+	zipf  map[string][]float64 // cumulative popularity per (collection.reference)
+	lists []string
+}
+
+// NewGenerator assigns every collection its primary keys: sparse, caller-assigned,
+// strides of 3–11 as in the production catalog.
+func NewGenerator(p *Profile, scale float64, seed uint64) *Generator {
+	g := &Generator{p: p, scale: scale, seed: seed, pks: map[string][]int32{}, zipf: map[string][]float64{}}
+	for _, c := range p.Collections {
+		n := c.CountAt(scale)
+		rng := g.rng(c.Name, -1)
+		pks := make([]int32, n)
+		next := int32(1)
+		for i := range pks {
+			pks[i] = next
+			next += 3 + int32(rng.IntN(9))
+		}
+		g.pks[c.Name] = pks
+	}
+	return g
+}
+
+// Count is the number of entities of a collection at this scale.
+func (g *Generator) Count(collection string) int { return len(g.pks[collection]) }
+
+func hash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func (g *Generator) rng(collection string, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(g.seed, hash(collection)^uint64(i+1)*0x9e3779b97f4a7c15))
+}
+
+var syllables = []string{"ka", "lo", "mi", "ne", "po", "ra", "su", "ti", "va", "ze", "bo", "de", "fi", "gu", "hy", "ja"}
+
+// word is a slug-like string; shared prefixes like real product codes.
+func word(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(syllables[rng.IntN(len(syllables))])
+	}
+	return b.String()[:n]
+}
+
+// localizedWord adds diacritics in Czech so that collation has work to do.
+func localizedWord(rng *rand.Rand, n int, loc string) string {
+	w := word(rng, n)
+	if loc == "cs" {
+		w = strings.NewReplacer("a", "á", "e", "ě", "i", "í", "u", "ů", "z", "ž", "s", "š", "r", "ř").Replace(w)
+	}
+	return w
+}
+
+func logNormal(rng *rand.Rand, median, p95 float64) float64 {
+	sigma := math.Log(max(p95/median, 1.0001)) / 1.645
+	return median * math.Exp(sigma*rng.NormFloat64())
+}
+
+func poisson(rng *rand.Rand, mean float64) int {
+	if mean <= 0 {
+		return 0
+	}
+	if mean > 30 {
+		return max(0, int(math.Round(mean+math.Sqrt(mean)*rng.NormFloat64())))
+	}
+	l, k, p := math.Exp(-mean), 0, 1.0
+	for {
+		p *= rng.Float64()
+		if p <= l {
+			return k
+		}
+		k++
+	}
+}
+
+func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk int32, loc string) []byte {
+	n := a.Length
+	if n == 0 {
+		n = 12
+	}
+	switch a.Kind {
+	case "string":
+		switch {
+		case a.Unique && a.Name == "code":
+			return evita.StringValue(fmt.Sprintf("%s-%07d-%s", strings.ToLower(coll), pk, word(rng, max(4, n-18))))
+		case a.Unique:
+			return evita.StringValue(fmt.Sprintf("%0*d", n, pk))
+		case a.Localized:
+			return evita.StringValue(localizedWord(rng, n, loc))
+		}
+		return evita.StringValue(word(rng, n))
+	case "text":
+		return evita.StringValue(localizedWord(rng, int(logNormal(rng, float64(n), float64(n)*2.2)), loc))
+	case "int":
+		return evita.IntValue(int32(rng.IntN(10000)))
+	case "long":
+		return evita.LongValue(int64(rng.IntN(1_000_000)))
+	case "bool":
+		return evita.BoolValue(rng.IntN(2) == 0)
+	case "decimal":
+		return evita.DecimalValue(fmt.Sprintf("%d.%d", rng.IntN(1000), rng.IntN(10)))
+	case "datetime":
+		return evita.DateTimeValue(1_700_000_000+int64(i)*60+int64(rng.IntN(5)-2), "+01:00")
+	case "range":
+		from := 1_700_000_000 + int64(rng.IntN(30_000_000))
+		return evita.DateTimeRangeValue(from, from+int64(86400*(1+rng.IntN(400))))
+	}
+	panic("seed: unknown attribute kind " + a.Kind)
+}
+
+func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i int, pk int32,
+	global map[string][]byte, localized map[string]*pb.GrpcLocalizedAttribute) {
+	for _, a := range attrs {
+		if a.Share > 0 && a.Share < 1 && rng.Float64() >= a.Share {
+			continue
+		}
+		if !a.Localized {
+			global[a.Name] = g.value(rng, a, coll, i, pk, "")
+			continue
+		}
+		for _, loc := range g.p.Locales {
+			v := g.value(rng, a, coll, i, pk, loc)
+			if a.Global || (a.Unique && a.Kind == "string") {
+				v = evita.StringValue(fmt.Sprintf("/%s/%s/%s-%d", loc, strings.ToLower(coll), word(rng, 8), pk))
+			}
+			if localized[loc] == nil {
+				localized[loc] = &pb.GrpcLocalizedAttribute{Attributes: map[string][]byte{}}
+			}
+			localized[loc].Attributes[a.Name] = v
+		}
+	}
+}
+
+// pick chooses a target index, uniformly or Zipf-skewed by rank.
+func (g *Generator) pick(rng *rand.Rand, key string, n int, s float64) int {
+	if s <= 0 {
+		return rng.IntN(n)
+	}
+	cdf, ok := g.zipf[key]
+	if !ok {
+		cdf = make([]float64, n)
+		sum := 0.0
+		for k := range cdf {
+			sum += 1 / math.Pow(float64(k+1), s)
+			cdf[k] = sum
+		}
+		for k := range cdf {
+			cdf[k] /= sum
+		}
+		g.zipf[key] = cdf
+	}
+	return sort.SearchFloat64s(cdf, rng.Float64())
+}
+
+// Entity builds entity i of collection c.
+func (g *Generator) Entity(c Collection, i int) *pb.GrpcSealedEntity {
+	rng := g.rng(c.Name, i)
+	pk := g.pks[c.Name][i]
+	e := &pb.GrpcSealedEntity{EntityType: c.Name, PrimaryKey: pk, GlobalAttributes: map[string][]byte{},
+		LocalizedAttributes: map[string]*pb.GrpcLocalizedAttribute{}, GlobalAssociatedData: map[string][]byte{},
+		LocalizedAssociatedData: map[string]*pb.GrpcLocalizedAssociatedData{}, PriceInnerRecordHandling: evita.InnerRecordNone}
+	g.attributes(rng, c.Attributes, c.Name, i, pk, e.GlobalAttributes, e.LocalizedAttributes)
+	if c.Hierarchy {
+		roots := max(1, min(40, len(g.pks[c.Name])/10))
+		if i >= roots {
+			e.Parent = wrapperspb.Int32(g.pks[c.Name][rng.IntN(i)]) // an earlier category: depth grows naturally
+		}
+	}
+	for _, d := range c.AssociatedData {
+		size := func() int {
+			return min(d.MaxBytes, max(8, int(logNormal(rng, float64(d.MedianBytes), float64(d.P95Bytes)))))
+		}
+		if !d.Localized {
+			e.GlobalAssociatedData[d.Name] = evita.AssociatedValue(evita.StringValue(word(rng, size())))
+			continue
+		}
+		for _, loc := range g.p.Locales {
+			if e.LocalizedAssociatedData[loc] == nil {
+				e.LocalizedAssociatedData[loc] = &pb.GrpcLocalizedAssociatedData{AssociatedData: map[string][]byte{}}
+			}
+			e.LocalizedAssociatedData[loc].AssociatedData[d.Name] = evita.AssociatedValue(evita.StringValue(localizedWord(rng, size(), loc)))
+		}
+	}
+	if c.Prices != nil {
+		g.prices(rng, c.Prices, e)
+	}
+	for _, r := range c.References {
+		g.references(rng, c, r, i, e)
+	}
+	return e
+}
+
+func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
+	if g.lists == nil {
+		g.lists = []string{"basic"}
+		for k := 1; k < max(p.Lists, 2); k++ {
+			g.lists = append(g.lists, fmt.Sprintf("list-%03d", k))
+		}
+	}
+	perList := len(g.p.Currencies)
+	n := max(1, min(p.Max, int(math.Round(logNormal(rng, p.Mean, p.Mean*2.2))))/perList)
+	chosen := map[int]bool{0: true}
+	for len(chosen) < min(n, len(g.lists)) {
+		chosen[1+g.pick(rng, "pricelists", len(g.lists)-1, 1.1)] = true
+	}
+	idx := make([]int, 0, len(chosen))
+	for k := range chosen {
+		idx = append(idx, k)
+	}
+	sort.Ints(idx)
+	inner := p.InnerRecordShare > 0 && rng.Float64() < p.InnerRecordShare
+	if inner {
+		e.PriceInnerRecordHandling = evita.InnerRecordLowestPrice
+	}
+	id := int32(1)
+	for _, k := range idx {
+		for _, cur := range g.p.Currencies {
+			base := 50 + rng.IntN(20000)
+			pr := &pb.GrpcPrice{PriceId: id, PriceList: g.lists[k], Currency: evita.Text(cur),
+				PriceWithoutTax: evita.Text(fmt.Sprintf("%d.%02d", base, rng.IntN(100))), TaxRate: evita.Text("21.00"),
+				PriceWithTax: evita.Text(fmt.Sprintf("%d.%02d", base*121/100, rng.IntN(100))), Indexed: rng.Float64() < p.IndexedShare}
+			if rng.Float64() < p.ValidityShare {
+				from := 1_700_000_000 + int64(rng.IntN(30_000_000))
+				pr.Validity = evita.DateTimeRange(from, from+86400*30)
+			}
+			if inner {
+				pr.InnerRecordId = evita.Int32Message(int32(1 + rng.IntN(2+rng.IntN(14))))
+			}
+			e.Prices = append(e.Prices, pr)
+			id++
+		}
+	}
+}
+
+func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int, e *pb.GrpcSealedEntity) {
+	var n int
+	if r.Max == 1 {
+		if rng.Float64() < r.Mean {
+			n = 1
+		}
+	} else {
+		n = poisson(rng, r.Mean)
+	}
+	n = max(r.Min, min(r.Max, n))
+	targets := g.pks[r.Target]
+	managed := targets != nil
+	seen := map[int32]bool{}
+	for k := 0; k < n; k++ {
+		var tpk int32
+		var ti int
+		if managed {
+			ti = g.pick(rng, c.Name+"."+r.Name, len(targets), r.Zipf)
+			tpk = targets[ti]
+			if r.Target == c.Name && tpk == e.GetPrimaryKey() {
+				continue // no self reference
+			}
+		} else {
+			tpk = int32(1_000_000 + i*4 + k) // unmanaged, distinct per entity (media)
+		}
+		if seen[tpk] {
+			continue
+		}
+		seen[tpk] = true
+		ref := &pb.GrpcReference{ReferenceName: r.Name, ReferencedEntityReference: &pb.GrpcEntityReference{EntityType: r.Target, PrimaryKey: tpk},
+			ReferenceCardinality: cardinality[r.Cardinality], GlobalAttributes: map[string][]byte{}, LocalizedAttributes: map[string]*pb.GrpcLocalizedAttribute{}}
+		if r.Group != "" {
+			groups := g.pks[r.Group]
+			ref.GroupReferenceType = &pb.GrpcReference_GroupReferencedEntityReference{GroupReferencedEntityReference: &pb.GrpcEntityReference{
+				EntityType: r.Group, PrimaryKey: groups[ti%len(groups)]}} // a value always belongs to the same parameter
+		}
+		g.attributes(rng, r.Attributes, c.Name, i, tpk, ref.GlobalAttributes, ref.LocalizedAttributes)
+		e.References = append(e.References, ref)
+	}
+}
+
+// Stats is what seeding did.
+type Stats struct {
+	Counts   map[string]int
+	Entities int
+	Took     time.Duration
+}
+
+// Seed writes the profile's catalog into the server behind c and makes it ALIVE. An
+// existing catalog of that name is refused unless replace.
+func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scale float64, seed uint64, replace bool, progress io.Writer) (*Stats, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	if _, known, err := c.CatalogState(ctx, catalog); err != nil {
+		return nil, err
+	} else if known && !replace {
+		return nil, fmt.Errorf("catalog %q already exists on %s; --replace drops it", catalog, c.Addr)
+	} else if known {
+		if _, err := c.DeleteCatalogIfExists(ctx, catalog); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.DefineCatalog(ctx, catalog); err != nil {
+		return nil, err
+	}
+	cat, schemas := Schema(p)
+	plan := evita.PlanReplication(cat, schemas)
+	s, err := c.Open(ctx, catalog, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Replicate(ctx, plan); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		return nil, err
+	}
+	g := NewGenerator(p, scale, seed)
+	st := &Stats{Counts: map[string]int{}}
+	total := 0
+	for _, col := range p.Collections {
+		total += g.Count(col.Name)
+	}
+	s, err = c.Open(ctx, catalog, true)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*pb.GrpcEntitySchema{}
+	for _, sch := range schemas {
+		byName[sch.GetName()] = sch
+	}
+	for _, col := range p.Collections {
+		plan := evita.CopyPlan{Reflected: evita.ReflectedNames(byName[col.Name]), WithPrices: col.Prices != nil}
+		for i := 0; i < g.Count(col.Name); i++ {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+			if err := s.Upsert(ctx, evita.BuildUpsert(g.Entity(col, i), plan)); err != nil {
+				return st, fmt.Errorf("%s #%d: %w", col.Name, i, err)
+			}
+			st.Counts[col.Name]++
+			st.Entities++
+			if progress != nil && (st.Entities%500 == 0 || st.Entities == total) {
+				el := time.Since(begin).Seconds()
+				fmt.Fprintf(progress, "\rseed %-20s %8d/%-8d  %7.1f entities/s", col.Name, st.Entities, total, float64(st.Entities)/el)
+			}
+		}
+	}
+	if progress != nil {
+		fmt.Fprintln(progress)
+	}
+	for _, d := range plan.Deferred {
+		if err := s.UpdateEntitySchema(ctx, d); err != nil {
+			return st, err
+		}
+	}
+	alive, err := s.GoLive(ctx, 10*time.Minute, time.Minute, nil)
+	if err != nil || !alive {
+		return st, fmt.Errorf("goLive of the seeded catalog: alive=%v: %v", alive, err)
+	}
+	st.Took = time.Since(begin)
+	return st, nil
+}

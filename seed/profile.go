@@ -1,0 +1,230 @@
+// Package seed builds a deterministic, production-shaped synthetic catalog in a server.
+// The shape is data (Profile), not code: one declarative description per collection,
+// DefaultProfile documents where each number comes from, and a JSON file can replace it.
+package seed
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Profile describes a catalog at scale 1.
+type Profile struct {
+	Locales     []string     `json:"locales"`
+	Currencies  []string     `json:"currencies"`
+	Collections []Collection `json:"collections"`
+}
+
+// Collection is one entity collection.
+type Collection struct {
+	Name           string           `json:"name"`
+	Count          int              `json:"count"` // entities at scale 1
+	Source         string           `json:"source,omitempty"`
+	Hierarchy      bool             `json:"hierarchy,omitempty"`
+	Attributes     []Attribute      `json:"attributes"`
+	AssociatedData []AssociatedData `json:"associated_data,omitempty"`
+	Prices         *Prices          `json:"prices,omitempty"`
+	References     []Reference      `json:"references,omitempty"`
+}
+
+// Attribute kinds: string, text (long, not indexed), int, long, bool, decimal, datetime, range.
+type Attribute struct {
+	Name       string  `json:"name"`
+	Kind       string  `json:"kind"`
+	Localized  bool    `json:"localized,omitempty"`
+	Filterable bool    `json:"filterable,omitempty"`
+	Sortable   bool    `json:"sortable,omitempty"`
+	Unique     bool    `json:"unique,omitempty"` // unique within the collection (per locale when localized)
+	Global     bool    `json:"global,omitempty"` // the catalog's globally unique localized `url`
+	Share      float64 `json:"share,omitempty"`  // fraction of entities carrying it (default 1)
+	Length     int     `json:"length,omitempty"` // typical string length
+}
+
+// AssociatedData sizes are log-normal with the given median and 95th percentile.
+type AssociatedData struct {
+	Name        string `json:"name"`
+	Localized   bool   `json:"localized,omitempty"`
+	MedianBytes int    `json:"median_bytes"`
+	P95Bytes    int    `json:"p95_bytes"`
+	MaxBytes    int    `json:"max_bytes"`
+}
+
+// Prices per entity: every price list in every currency.
+type Prices struct {
+	Mean             float64 `json:"mean"` // prices per entity
+	Max              int     `json:"max"`
+	Lists            int     `json:"lists"` // pool of price lists; "basic" is always used
+	IndexedShare     float64 `json:"indexed_share"`
+	ValidityShare    float64 `json:"validity_share"`
+	InnerRecordShare float64 `json:"inner_record_share"` // entities with LOWEST_PRICE and inner records
+}
+
+// Reference from every entity of the collection.
+type Reference struct {
+	Name        string      `json:"name"`
+	Target      string      `json:"target"` // a collection of the profile, or an unmanaged type
+	Mean        float64     `json:"mean"`   // instances per entity
+	Min         int         `json:"min,omitempty"`
+	Max         int         `json:"max"`
+	Cardinality string      `json:"cardinality,omitempty"` // zero-or-one, exactly-one, zero-or-more (default)
+	Index       string      `json:"index,omitempty"`       // filtering | partitioning | "" (not indexed)
+	Faceted     bool        `json:"faceted,omitempty"`
+	Group       string      `json:"group,omitempty"`     // group collection
+	Reflected   string      `json:"reflected,omitempty"` // name of the reflected reference on the target
+	Zipf        float64     `json:"zipf,omitempty"`      // target popularity skew (0 = uniform)
+	Attributes  []Attribute `json:"attributes,omitempty"`
+}
+
+// LoadProfile reads a JSON profile (same shape as DefaultProfile; see `warmstat seed --print-profile`).
+func LoadProfile(path string) (*Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &p, p.Validate()
+}
+
+// Validate checks references point at known collections where they say so.
+func (p *Profile) Validate() error {
+	names := map[string]bool{}
+	for _, c := range p.Collections {
+		if c.Name == "" || c.Count < 0 {
+			return fmt.Errorf("profile: collection %q has no name or a negative count", c.Name)
+		}
+		names[c.Name] = true
+	}
+	for _, c := range p.Collections {
+		for _, r := range c.References {
+			if r.Reflected != "" && !names[r.Target] {
+				return fmt.Errorf("profile: %s.%s reflects into %q, which is not a collection", c.Name, r.Name, r.Target)
+			}
+			if r.Group != "" && !names[r.Group] {
+				return fmt.Errorf("profile: %s.%s groups by %q, which is not a collection", c.Name, r.Name, r.Group)
+			}
+			if r.Max < r.Min {
+				return fmt.Errorf("profile: %s.%s max < min", c.Name, r.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// CountAt is a collection's size at a scale: linear, except that small lookup
+// collections (≤ 500 at scale 1) keep at least a tenth of their size.
+func (c Collection) CountAt(scale float64) int {
+	if c.Count <= 500 {
+		return max(1, int(math.Ceil(float64(c.Count)*max(scale, 0.1))))
+	}
+	return max(1, int(math.Round(float64(c.Count)*scale)))
+}
+
+func text(n string) Attribute { return Attribute{Name: n, Kind: "string", Filterable: true} }
+func flag(n string) Attribute { return Attribute{Name: n, Kind: "bool", Filterable: true} }
+func code() Attribute         { return Attribute{Name: "code", Kind: "string", Unique: true, Length: 22} }
+func url() Attribute          { return Attribute{Name: "url", Kind: "string", Localized: true, Global: true} }
+func name(sort bool) Attribute {
+	return Attribute{Name: "name", Kind: "string", Localized: true, Filterable: true, Sortable: sort}
+}
+
+// DefaultProfile is shared/research/catalog-shape.md §5 (scale 1 = 386,369 entities):
+// Product's count and share are measured; the split of the other collections is that
+// note's assumption (one ~180 k cheap bulk collection, one ~40 k mid one, many small ones).
+// Conditional facets and bucketed histograms of §5.2 are left out: their expression
+// language is not documented in the research notes.
+func DefaultProfile() *Profile {
+	changed := Attribute{Name: "changed", Kind: "datetime", Filterable: true, Sortable: true}
+	published := Attribute{Name: "published", Kind: "datetime", Filterable: true}
+	dims := func(n string, count int, src string, reflected bool) Collection {
+		c := Collection{Name: n, Count: count, Source: src,
+			Attributes:     []Attribute{code(), url(), name(true), {Name: "order", Kind: "int", Sortable: true}, text("status"), published, changed},
+			AssociatedData: []AssociatedData{{Name: "texts", Localized: true, MedianBytes: 300, P95Bytes: 2000, MaxBytes: 8000}}}
+		return c
+	}
+	category := dims("Category", 400, "assumption: 2022's 202 × product growth 1.84 (§5.1)", true)
+	category.Hierarchy = true
+	p := &Profile{Locales: []string{"cs", "en"}, Currencies: []string{"CZK", "EUR"}}
+	p.Collections = []Collection{
+		{Name: "AdjustedPricePolicy", Count: 3, Source: "2022 table (§5.1)", Attributes: []Attribute{code(), text("kind")}},
+		dims("Brand", 300, "assumption: 2022's 158 × 1.84 (§5.1)", true),
+		category,
+		dims("Group", 2200, "assumption: 2022's 1,190 × 1.84 (§5.1)", false),
+		{Name: "ObsoleteProduct", Count: 40000, Source: "assumption: the mid collection implied by #1531 (§5.1)",
+			Attributes: []Attribute{code(), url(), name(false), published, text("reason")},
+			References: []Reference{{Name: "brand", Target: "Brand", Mean: 0.8, Max: 1, Cardinality: "zero-or-one", Index: "filtering"}}},
+		{Name: "Parameter", Count: 256, Source: "assumption: ≈ 256 REFERENCED_GROUP_ENTITY partitions (§5.1)",
+			Attributes: []Attribute{code(), name(true), text("inputWidgetType"), flag("isVisibleInFilter")},
+			References: []Reference{{Name: "parameterGroup", Target: "ParameterGroup", Mean: 1, Min: 1, Max: 1, Cardinality: "exactly-one", Index: "filtering"}}},
+		{Name: "ParameterGroup", Count: 20, Source: "assumption (demo dataset has 5) (§5.1)", Attributes: []Attribute{code(), name(true)}},
+		{Name: "ParameterValue", Count: 28000, Source: "assumption: ≈ Parameter's 28–29 k partitions (§5.1)",
+			Attributes: []Attribute{code(), name(true), {Name: "basicUnitValue", Kind: "decimal", Filterable: true}, {Name: "order", Kind: "int", Sortable: true}},
+			References: []Reference{{Name: "parameter", Target: "Parameter", Mean: 1, Min: 1, Max: 1, Cardinality: "exactly-one", Index: "filtering"}}},
+		{Name: "PaymentMethod", Count: 15, Source: "2022 table (§5.1)", Attributes: []Attribute{code(), name(false)}},
+		{Name: "PickupPoint", Count: 10000, Source: "assumption: demo dataset 9,747 (§5.1)",
+			Attributes: []Attribute{code(), name(false), {Name: "address", Kind: "string", Length: 60}, {Name: "gps", Kind: "string", Length: 24}}},
+		{Name: "PriceList", Count: 140, Source: "assumption: 273 price super-indexes ≈ 137 lists × 2 currencies (§5.1)",
+			Attributes: []Attribute{code(), name(false), {Name: "priority", Kind: "long", Sortable: true}, {Name: "validity", Kind: "range", Filterable: true, Share: 0.3}}},
+		product(),
+		{Name: "ProductBundle", Count: 2000, Source: "assumption: 'moderate amount of product sets' (§5.1)",
+			Attributes: []Attribute{code(), url(), name(true), published},
+			Prices:     &Prices{Mean: 8, Max: 30, Lists: 20, IndexedShare: 0.9, InnerRecordShare: 1},
+			References: []Reference{{Name: "items", Target: "Product", Mean: 5, Min: 2, Max: 10, Index: "filtering"}}},
+		{Name: "ShippingMethod", Count: 15, Source: "2022 table (§5.1)", Attributes: []Attribute{code(), name(false)}},
+		{Name: "Stock", Count: 20, Source: "assumption: warehouses (§5.1)", Attributes: []Attribute{code(), name(false)}},
+		{Name: "Tag", Count: 2000, Source: "assumption (§5.1)", Attributes: []Attribute{code(), name(false)}},
+		{Name: "Voucher", Count: 182228, Source: "assumption: the remainder, the single ~200 k cheap collection implied by #1531 (§5.1)",
+			Attributes: []Attribute{code(), {Name: "validity", Kind: "range", Filterable: true}, {Name: "discount", Kind: "decimal"}}},
+	}
+	return p
+}
+
+// product is §5.2: ~30 attribute values (2 unique, ~18 filterable, ~8 sortable, 2
+// localized sortable), 6 associated data (2 localized, median 800 B, p95 6 KB), ~48
+// prices in ~137 lists × 2 currencies, and ~40 reference instances (≈ 5 partitioned,
+// ≈ 14 reflected back-reference updates per product).
+func product() Collection {
+	return Collection{Name: "Product", Count: 118772, Source: "measured: 118,772 of 386,369, ~89 % of load time (seed §6)",
+		Attributes: []Attribute{
+			code(), url(), name(true),
+			{Name: "description", Kind: "text", Localized: true, Length: 900},
+			{Name: "ean", Kind: "string", Unique: true, Length: 13},
+			text("catalogNumber"), {Name: "ordering", Kind: "string", Sortable: true}, text("productType"), text("status"), text("availability"),
+			{Name: "published", Kind: "datetime", Filterable: true, Sortable: true}, {Name: "changed", Kind: "datetime", Filterable: true, Sortable: true},
+			{Name: "priority", Kind: "long", Sortable: true}, {Name: "rating", Kind: "decimal", Filterable: true, Sortable: true},
+			{Name: "ratingVotes", Kind: "int", Filterable: true}, {Name: "orderedQuantity", Kind: "int", Sortable: true},
+			{Name: "stepOrderQuantity", Kind: "int"}, flag("saleRestriction"), flag("isVisibleInDetail"), flag("isVisibleInFilter"),
+			flag("flagNew"), flag("flagSale"), flag("flagTop"), {Name: "validity", Kind: "range", Filterable: true, Share: 0.3},
+			{Name: "tech1", Kind: "string"}, {Name: "tech2", Kind: "string"}, {Name: "tech3", Kind: "string"}, {Name: "tech4", Kind: "int"},
+			{Name: "tech5", Kind: "bool"}, {Name: "tech6", Kind: "string", Localized: true},
+		},
+		AssociatedData: []AssociatedData{
+			{Name: "gallery", MedianBytes: 800, P95Bytes: 6000, MaxBytes: 40000}, {Name: "parameters", MedianBytes: 800, P95Bytes: 6000, MaxBytes: 40000},
+			{Name: "variants", MedianBytes: 400, P95Bytes: 3000, MaxBytes: 20000}, {Name: "seo", MedianBytes: 300, P95Bytes: 1500, MaxBytes: 8000},
+			{Name: "longDescription", Localized: true, MedianBytes: 800, P95Bytes: 6000, MaxBytes: 40000},
+			{Name: "labels", Localized: true, MedianBytes: 200, P95Bytes: 1200, MaxBytes: 6000},
+		},
+		Prices: &Prices{Mean: 48, Max: 250, Lists: 137, IndexedShare: 0.9, ValidityShare: 0.1, InnerRecordShare: 0.03},
+		References: []Reference{
+			{Name: "categories", Target: "Category", Mean: 1.6, Min: 1, Max: 3, Index: "partitioning", Faceted: true, Reflected: "products",
+				Attributes: []Attribute{{Name: "categoryPriority", Kind: "long", Sortable: true}, {Name: "assignmentValidity", Kind: "range", Filterable: true, Share: 0.2}}},
+			{Name: "brand", Target: "Brand", Mean: 0.9, Max: 1, Cardinality: "zero-or-one", Index: "partitioning", Faceted: true, Reflected: "products", Zipf: 1.1},
+			{Name: "groups", Target: "Group", Mean: 1.2, Max: 4, Index: "partitioning", Faceted: true,
+				Attributes: []Attribute{{Name: "orderInGroup", Kind: "int", Sortable: true}}},
+			{Name: "stocks", Target: "Stock", Mean: 1.3, Min: 1, Max: 3, Index: "partitioning",
+				Attributes: []Attribute{{Name: "quantityOnStock", Kind: "decimal", Filterable: true}}},
+			{Name: "parameterValues", Target: "ParameterValue", Mean: 10, Max: 60, Index: "filtering", Faceted: true, Group: "Parameter",
+				Reflected: "products", Zipf: 1.1, Attributes: []Attribute{{Name: "variant", Kind: "bool", Filterable: true}}},
+			{Name: "tags", Target: "Tag", Mean: 2, Max: 5, Index: "filtering", Faceted: true},
+			{Name: "relatedProducts", Target: "Product", Mean: 2, Max: 20, Index: "filtering", Zipf: 1.1},
+			{Name: "media", Target: "Media", Mean: 1.4, Min: 1, Max: 3, Index: "filtering",
+				Attributes: []Attribute{{Name: "mediaOrder", Kind: "int", Sortable: true}}},
+			{Name: "pickupPoints", Target: "PickupPoint", Mean: 1, Max: 3, Index: "filtering"},
+			{Name: "vouchers", Target: "Voucher", Mean: 0.5, Max: 2, Index: "filtering"},
+		},
+	}
+}
