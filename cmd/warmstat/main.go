@@ -61,6 +61,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			return withCode(1, err)
 		},
 		Commands: []*cli.Command{
+			seedCommand(),
 			loadCommand(),
 			importCommand(),
 			reportCommand(),
