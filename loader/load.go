@@ -42,9 +42,11 @@ func (l *load) run(ctx context.Context, order []string) error {
 	return nil
 }
 
-func (l *load) collection(ctx context.Context, ty string) (runfmt.Collection, error) {
+// collection loads one collection. col is a named result so that the deferred wall
+// clock lands in what is returned.
+func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection, err error) {
 	p := l.plans[ty]
-	col := runfmt.Collection{Name: ty}
+	col = runfmt.Collection{Name: ty}
 	pks, err := l.src.PrimaryKeys(ctx, ty, p.source)
 	if err != nil {
 		return col, &AbortError{Where: "listing " + ty, Err: err}

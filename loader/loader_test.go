@@ -62,6 +62,16 @@ func TestLoadVerified(t *testing.T) {
 	if m.Timings.LoadWallNs < m.Timings.UpsertNs+m.Timings.SourceReadNs || m.Timings.SchemaReplicationNs == nil || m.Dataset.Fingerprint == "" {
 		t.Fatalf("timings %+v", m.Timings)
 	}
+	var walls int64
+	for _, c := range m.Collections { // a collection's wall holds its reads and upserts
+		if c.WallNs < c.UpsertNs+c.ReadNs || c.WallNs <= 0 {
+			t.Errorf("%s: wall %d < upsert %d + read %d", c.Name, c.WallNs, c.UpsertNs, c.ReadNs)
+		}
+		walls += c.WallNs
+	}
+	if walls > m.Timings.LoadWallNs {
+		t.Errorf("collection walls add up to %d, more than the load wall-clock %d", walls, m.Timings.LoadWallNs)
+	}
 	run, err := runfmt.Open(out) // the run directory reads back, CSV checked against the manifest
 	if err != nil {
 		t.Fatal(err)
