@@ -72,12 +72,7 @@ func TestCopyAgainstRealServers(t *testing.T) {
 	_, dst := evitatest.Start(t)
 	ctx := context.Background()
 
-	cat, schemas := evitatest.FixtureSchema()
-	byName := map[string]*pb.GrpcEntitySchema{}
-	for _, s := range schemas {
-		byName[s.GetName()] = s
-	}
-	evitatest.LoadCatalog(t, ctx, src, "source", evita.PlanReplication(cat, schemas), evitatest.FixtureEntities(), byName)
+	evitatest.LoadFixture(t, ctx, src, "source")
 	copyCatalog(t, ctx, src, dst, "source", "target")
 
 	state, ok, err := dst.CatalogState(ctx, "target")

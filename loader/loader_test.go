@@ -11,7 +11,6 @@ import (
 
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/evita"
-	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
@@ -25,12 +24,7 @@ func servers(t *testing.T) (src, dst *evita.Client, srcSrv, dstSrv interface{ Ki
 	}
 	s1, c1 := evitatest.Start(t)
 	s2, c2 := evitatest.Start(t)
-	cat, schemas := evitatest.FixtureSchema()
-	byName := map[string]*pb.GrpcEntitySchema{}
-	for _, s := range schemas {
-		byName[s.GetName()] = s
-	}
-	evitatest.LoadCatalog(t, context.Background(), c1, "shop", evita.PlanReplication(cat, schemas), evitatest.FixtureEntities(), byName)
+	evitatest.LoadFixture(t, context.Background(), c1, "shop")
 	return c1, c2, s1, s2
 }
 

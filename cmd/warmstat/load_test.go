@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warmstat/warmstat/evita"
-	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -19,12 +17,7 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 	}
 	srcSrv, src := evitatest.Start(t)
 	dstSrv, _ := evitatest.Start(t)
-	cat, schemas := evitatest.FixtureSchema()
-	byName := map[string]*pb.GrpcEntitySchema{}
-	for _, s := range schemas {
-		byName[s.GetName()] = s
-	}
-	evitatest.LoadCatalog(t, context.Background(), src, "shop", evita.PlanReplication(cat, schemas), evitatest.FixtureEntities(), byName)
+	evitatest.LoadFixture(t, context.Background(), src, "shop")
 
 	runs := t.TempDir()
 	for i, id := range []string{"r1", "r2"} {

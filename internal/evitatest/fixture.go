@@ -207,3 +207,14 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// LoadFixture creates catalog `name` on c holding the fixture schema and entities, ALIVE.
+func LoadFixture(t testing.TB, ctx context.Context, c *evita.Client, name string) {
+	t.Helper()
+	cat, schemas := FixtureSchema()
+	byName := map[string]*pb.GrpcEntitySchema{}
+	for _, s := range schemas {
+		byName[s.GetName()] = s
+	}
+	LoadCatalog(t, ctx, c, name, evita.PlanReplication(cat, schemas), FixtureEntities(), byName)
+}
