@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -20,37 +19,21 @@ func importCommand() *cli.Command {
 			"DIR/per-entity.csv, checks that the CSV reproduces every latency figure the harness printed,\n" +
 			"and writes --out (which must not exist or be empty). Heaps given as flags win over the log;\n" +
 			"a heap known from neither is recorded as unknown.",
-		Flags: []cli.Flag{
+		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "run directory to create", Required: true},
 			&cli.StringFlag{Name: "build", Usage: "build label (default: the git commit in the log, else DIR's name)"},
 			&cli.StringFlag{Name: "server-version", Usage: "evitaDB server version of the writer"},
-			&cli.StringFlag{Name: "server-heap", Usage: "writer max heap, e.g. 23g"},
-			&cli.StringFlag{Name: "reader-heap", Usage: "reader max heap, e.g. 14g (overrides the log's figure)"},
-			&cli.StringFlag{Name: "storage-compress", Usage: "true | false (unknown if not given)"},
-			&cli.StringFlag{Name: "cache", Usage: "true | false: was the server cache enabled (unknown if not given)"},
-			&cli.StringFlag{Name: "traffic-recording", Usage: "true | false (unknown if not given)"},
 			&cli.StringSliceFlag{Name: "writer-gc-log", Usage: "the writer server's -Xlog:gc* file(s), rotations oldest first (e.g. BENCH_DIR/server/RUN/gc.log): records its pauses, each counted once"},
-		},
+		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir := cmd.String("java")
-			opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version")}
-			var err error
-			if opts.ServerHeap, err = optBytes(cmd, "server-heap"); err != nil {
+			cond, err := parseConditions(cmd)
+			if err != nil {
 				return err
 			}
-			if opts.ReaderHeap, err = optBytes(cmd, "reader-heap"); err != nil {
-				return err
-			}
-			if opts.StorageCompress, err = optBool(cmd, "storage-compress"); err != nil {
-				return err
-			}
-			if opts.CacheEnabled, err = optBool(cmd, "cache"); err != nil {
-				return err
-			}
-			if opts.TrafficRecord, err = optBool(cmd, "traffic-recording"); err != nil {
-				return err
-			}
+			opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"),
+				ServerHeap: cond.serverHeap, ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}
 			logPath, csvPath := filepath.Join(dir, "stdout.log"), filepath.Join(dir, "per-entity.csv")
 			rep, err := runfmt.ParseHarnessLog(logPath)
 			if err != nil {
@@ -86,26 +69,4 @@ func importCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-func optBytes(cmd *cli.Command, name string) (*int64, error) {
-	if !cmd.IsSet(name) {
-		return nil, nil
-	}
-	v, err := runfmt.ParseBytes(cmd.String(name))
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %v", name, err)
-	}
-	return &v, nil
-}
-
-func optBool(cmd *cli.Command, name string) (*bool, error) {
-	if !cmd.IsSet(name) {
-		return nil, nil
-	}
-	v, err := strconv.ParseBool(cmd.String(name))
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %q is not true or false", name, cmd.String(name))
-	}
-	return &v, nil
 }

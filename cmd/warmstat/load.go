@@ -28,7 +28,7 @@ func loadCommand() *cli.Command {
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
-		Flags: []cli.Flag{
+		Flags: append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"),
 			&cli.StringFlag{Name: "source", Required: true, Usage: "source server host:port (gRPC)"},
 			&cli.StringFlag{Name: "source-catalog", Required: true, Usage: "catalog to read"},
 			&cli.StringFlag{Name: "target", Required: true, Usage: "target server host:port (gRPC)"},
@@ -38,17 +38,12 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "build", Required: true, Usage: "build label of the target server's build"},
 			&cli.StringFlag{Name: "commit", Usage: "build commit, if known"},
 			&cli.StringFlag{Name: "run-id", Usage: "run id (default: start time)"},
-			&cli.StringFlag{Name: "server-heap", Usage: "target server max heap, e.g. 23g"},
-			&cli.StringFlag{Name: "reader-heap", Usage: "source server max heap"},
-			&cli.StringFlag{Name: "storage-compress", Usage: "true | false: the target's storage.compress"},
-			&cli.StringFlag{Name: "cache", Usage: "true | false: the target's cache"},
-			&cli.StringFlag{Name: "traffic-recording", Usage: "true | false: the target's traffic recording"},
 			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "skip the count verification (recorded as skipped)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "final report: text | json | md"},
-		},
+		),
 		Action: runLoad,
 	}
 }
@@ -62,21 +57,11 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
 	m.RunID = cmd.String("run-id")
 	m.Loader.Version = version
-	if m.Server.MaxHeapBytes, err = optBytes(cmd, "server-heap"); err != nil {
+	cond, err := parseConditions(cmd)
+	if err != nil {
 		return err
 	}
-	if m.Reader.MaxHeapBytes, err = optBytes(cmd, "reader-heap"); err != nil {
-		return err
-	}
-	if m.Conditions.StorageCompress, err = optBool(cmd, "storage-compress"); err != nil {
-		return err
-	}
-	if m.Conditions.CacheEnabled, err = optBool(cmd, "cache"); err != nil {
-		return err
-	}
-	if m.Conditions.TrafficRecording, err = optBool(cmd, "traffic-recording"); err != nil {
-		return err
-	}
+	cond.apply(&m)
 	if mach, err := evitaserver.ReadMachine(); err == nil {
 		cores, mem := mach.Cores, mach.MemoryBytes
 		m.Machine = runfmt.Machine{Cores: &cores, MemoryBytes: &mem, CgroupMemoryLimitBytes: mach.CgroupLimit}
