@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "skip the count verification (recorded as skipped)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "final report: text | json | md"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write warmstat's own CPU profile to this file (is the loader the bottleneck?)"},
 		),
 		Action: runLoad,
 	}
@@ -93,6 +95,17 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Manifest: m}
 	if isTerminal(errw) {
 		c.Progress = errw // progress for people; quiet when not a terminal
+	}
+	if p := cmd.String("cpuprofile"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	begin := time.Now()
 	res, loadErr := loader.Run(ctx, c)
