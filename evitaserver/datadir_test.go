@@ -46,3 +46,31 @@ func TestPrepareDataDir(t *testing.T) {
 		t.Fatalf("file: %v", err)
 	}
 }
+
+func TestCopyTreeAndChecksum(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "pristine", "shop")
+	os.MkdirAll(filepath.Join(src, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(src, "a", "b", "x.bin"), []byte("data"), 0o644)
+	os.WriteFile(filepath.Join(src, "y"), []byte("more"), 0o644)
+	before, err := Checksum(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "work", "shop")
+	if err := CopyTree(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Checksum(dst); got != before {
+		t.Fatal("copy differs from the original")
+	}
+	os.WriteFile(filepath.Join(dst, "y"), []byte("changed"), 0o644) // writing the copy ...
+	if after, _ := Checksum(src); after != before {
+		t.Fatal("... must not touch the pristine snapshot")
+	}
+	if got, _ := Checksum(dst); got == before {
+		t.Fatal("checksum must see a changed file")
+	}
+	if err := CopyTree(src, dst); err == nil {
+		t.Fatal("copying over existing files must fail, not overwrite")
+	}
+}

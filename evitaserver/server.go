@@ -34,6 +34,9 @@ type Config struct {
 	Probe func(ctx context.Context, addr string) error
 	// Extra server arguments (key=value), after warmstat's own.
 	Extra []string
+	// Catalogs are copied into the fresh storage before the JVM starts: catalog name ->
+	// directory of a stopped server's catalog (a pristine snapshot, only read).
+	Catalogs map[string]string
 }
 
 // Server is a running evitaDB JVM that this process started.
@@ -98,6 +101,11 @@ func Start(ctx context.Context, c Config) (*Server, error) {
 	}
 	if err := PrepareDataDir(c.DataDir); err != nil {
 		return nil, err
+	}
+	for name, from := range c.Catalogs {
+		if err := CopyTree(from, filepath.Join(c.DataDir, "storage", name)); err != nil {
+			return nil, fmt.Errorf("evitaserver: copying catalog %s: %w", name, err)
+		}
 	}
 	if c.LogDir == "" {
 		c.LogDir = c.DataDir + "-logs"

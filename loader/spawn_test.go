@@ -1,0 +1,72 @@
+package loader_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/seed"
+)
+
+// seed --pristine, then two spawned loads on the same work directory: both verified,
+// the writer's GC recorded, heaps known, the snapshot unchanged, no JVM left behind.
+func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts evitaDB servers")
+	}
+	cp := evitatest.Classpath()
+	if cp == "" {
+		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
+	}
+	ctx := context.Background()
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if _, err := seed.Pristine(ctx, cp, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := evitaserver.Checksum(filepath.Join(pristine, "shop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := loader.SpawnConfig{Classpath: cp, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "work"),
+		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
+	for _, id := range []string{"a", "b"} {
+		out := filepath.Join(tmp, "runs", id)
+		res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, BatchSize: 100,
+			Manifest: runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: "local"}}})
+		if err != nil {
+			t.Fatalf("spawn %s: %v", id, err)
+		}
+		m := res.Manifest
+		if m.ExitCode != 0 || m.WriterGC == nil || m.WriterGC.YoungPauses == nil || *m.Server.MaxHeapBytes != 1<<30 || *m.Conditions.CacheEnabled {
+			t.Fatalf("run %s: exit %d gc %+v", id, m.ExitCode, m.WriterGC)
+		}
+		if back, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile)); err != nil || back.WriterGC == nil {
+			t.Fatalf("writer GC not in the manifest on disk: %v", err)
+		}
+	}
+	if after, _ := evitaserver.Checksum(filepath.Join(pristine, "shop")); after != sum {
+		t.Fatal("pristine snapshot changed")
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tmp) {
+			t.Fatalf("a JVM outlived the runs: %s", p)
+		}
+	}
+	// a work directory that is not ours is refused and left alone
+	foreign := filepath.Join(tmp, "foreign")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "keep"), []byte("x"), 0o644)
+	sc.WorkDir = foreign
+	if _, err := loader.Spawn(ctx, sc, loader.Config{Out: filepath.Join(tmp, "runs", "c"), Manifest: runfmt.Manifest{Build: runfmt.Build{Label: "l"}}}); err == nil ||
+		!strings.Contains(err.Error(), "refusing to wipe") {
+		t.Fatalf("foreign work dir: %v", err)
+	}
+}
