@@ -101,6 +101,20 @@ func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
 	return c, nil
 }
 
+// Probe is a readiness check for a starting server: a real ServerStatus call (Dial),
+// then the server's own readiness flag.
+func Probe(ctx context.Context, addr string) error {
+	c, err := Dial(ctx, addr, Options{CallTimeout: 2 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if ok, err := c.Ready(ctx); err != nil || !ok {
+		return fmt.Errorf("%s is not ready yet (%v)", addr, err)
+	}
+	return nil
+}
+
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 

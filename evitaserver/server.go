@@ -248,3 +248,18 @@ func (s *Server) GC() (GCSummary, error) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// FetchedClasspath is the classpath `make evita EVITA_VERSION=version` wrote.
+func FetchedClasspath(version string) (string, error) {
+	cache := os.Getenv("WARMSTAT_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "warmstat")
+	}
+	p := filepath.Join(cache, "evita", version, "classpath.txt")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("evitaDB %s is not fetched (%s missing): run make evita EVITA_VERSION=%s", version, p, version)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

@@ -24,15 +24,24 @@ func loadCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "load",
 		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
-		Description: "Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
+		Description: "Spawn mode (the default a user runs): --pristine DIR --catalog NAME [--evita-version V | --classpath CP]\n" +
+			"starts a reader server on a disposable copy of DIR/NAME (in --work, never writing DIR, whose checksum is\n" +
+			"verified after the run) and a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx) and GC logs,\n" +
+			"and tears both down; the writer's GC pauses go into the manifest.\n" +
+			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
 			"running servers (plaintext gRPC). Writes --out (entities.csv as upserts complete, manifest.json at the end),\n" +
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
 		Flags: append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"),
-			&cli.StringFlag{Name: "source", Required: true, Usage: "source server host:port (gRPC)"},
-			&cli.StringFlag{Name: "source-catalog", Required: true, Usage: "catalog to read"},
-			&cli.StringFlag{Name: "target", Required: true, Usage: "target server host:port (gRPC)"},
+			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
+			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
+			&cli.StringFlag{Name: "evita-version", Usage: "spawn mode: a server version fetched by make evita"},
+			&cli.StringFlag{Name: "classpath", Usage: "spawn mode: the server's classpath instead of --evita-version"},
+			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
+			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
+			&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
+			&cli.StringFlag{Name: "target", Usage: "attach mode: target server host:port (gRPC)"},
 			&cli.StringFlag{Name: "target-catalog", Usage: "catalog to create (default: the source catalog's name)"},
 			&cli.BoolFlag{Name: "replace-target", Usage: "drop the target catalog if it exists (otherwise refused)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create (absent or empty)"},
@@ -76,21 +85,15 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 			}
 		}
 	}
+	spawn := cmd.IsSet("pristine")
+	if spawn == (cmd.IsSet("source") || cmd.IsSet("target")) {
+		return fmt.Errorf("load needs either --pristine DIR --catalog NAME (spawn mode) or --source/--source-catalog/--target (attach mode)")
+	}
 	// Ctrl-C ends the load between upserts; a second one kills warmstat.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
-	if err != nil {
-		return fmt.Errorf("source %s: %w", cmd.String("source"), err)
-	}
-	defer src.Close()
-	dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
-	if err != nil {
-		return fmt.Errorf("target %s: %w", cmd.String("target"), err)
-	}
-	defer dst.Close()
 	errw := cmd.Root().ErrWriter
-	c := loader.Config{Source: src, Target: dst, SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
+	c := loader.Config{SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
 		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
 		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Manifest: m}
 	if isTerminal(errw) {
@@ -108,7 +111,31 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		defer pprof.StopCPUProfile()
 	}
 	begin := time.Now()
-	res, loadErr := loader.Run(ctx, c)
+	var res *loader.Result
+	var loadErr error
+	if spawn {
+		sc, err := spawnConfig(cmd)
+		if err != nil {
+			return err
+		}
+		res, loadErr = loader.Spawn(ctx, sc, c)
+	} else {
+		if cmd.String("source-catalog") == "" {
+			return fmt.Errorf("attach mode needs --source-catalog")
+		}
+		src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
+		if err != nil {
+			return fmt.Errorf("source %s: %w", cmd.String("source"), err)
+		}
+		defer src.Close()
+		dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
+		if err != nil {
+			return fmt.Errorf("target %s: %w", cmd.String("target"), err)
+		}
+		defer dst.Close()
+		c.Source, c.Target = src, dst
+		res, loadErr = loader.Run(ctx, c)
+	}
 	if res == nil { // could not start: nothing measured, nothing written
 		return loadErr
 	}
@@ -142,4 +169,42 @@ func isTerminal(w any) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// spawnConfig reads the spawn-mode flags: the server (from make evita's cache or an
+// explicit classpath) and the pinned heaps, which spawn mode requires.
+func spawnConfig(cmd *cli.Command) (loader.SpawnConfig, error) {
+	sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Classpath: cmd.String("classpath"),
+		WorkDir: cmd.String("work"), Compress: true, Probe: evita.Probe}
+	if sc.Catalog == "" {
+		return sc, fmt.Errorf("spawn mode needs --catalog")
+	}
+	if sc.WorkDir == "" {
+		sc.WorkDir = cmd.String("out") + ".work"
+	}
+	if sc.Classpath == "" {
+		v := cmd.String("evita-version")
+		if v == "" {
+			return sc, fmt.Errorf("spawn mode needs --evita-version V (fetched by make evita EVITA_VERSION=V) or --classpath")
+		}
+		cp, err := evitaserver.FetchedClasspath(v)
+		if err != nil {
+			return sc, err
+		}
+		sc.Classpath = cp
+	}
+	if c := cmd.String("storage-compress"); c != "" {
+		sc.Compress = c == "true"
+	}
+	var err error
+	var h *int64
+	if h, err = optBytes(cmd, "server-heap"); err != nil || h == nil {
+		return sc, fmt.Errorf("spawn mode needs --server-heap (the writer's heap is pinned and recorded)")
+	}
+	sc.ServerHeap = *h
+	if h, err = optBytes(cmd, "reader-heap"); err != nil || h == nil {
+		return sc, fmt.Errorf("spawn mode needs --reader-heap")
+	}
+	sc.ReaderHeap = *h
+	return sc, nil
 }

@@ -58,3 +58,44 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 		t.Fatalf("unknown collection: %d %q", code, stderr)
 	}
 }
+
+func TestLoadArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"load", "--out", "x", "--build", "b"}, "either --pristine DIR --catalog NAME (spawn mode) or --source"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--source", "s:1"}, "either --pristine"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-heap", "1g", "--reader-heap", "1g"}, "--evita-version V"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-version", "0.0.0-none", "--server-heap", "1g", "--reader-heap", "1g"}, "is not fetched"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar"}, "--server-heap"},
+		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V"},
+		{[]string{"seed"}, "--target host:port, or --pristine"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// seed --pristine, then load in spawn mode, via the CLI.
+func TestSpawnModeCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts evitaDB servers")
+	}
+	cp := evitatest.Classpath()
+	if cp == "" {
+		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
+	}
+	tmp := t.TempDir()
+	out, stderr, code := runCLI(t, "seed", "--pristine", filepath.Join(tmp, "pristine"), "--catalog", "shop", "--scale", "0.001", "--classpath", cp, "--heap", "1g")
+	if code != 0 || !strings.Contains(out, "pristine snapshot") {
+		t.Fatalf("seed --pristine: %d %s %s", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "load", "--pristine", filepath.Join(tmp, "pristine"), "--catalog", "shop", "--classpath", cp,
+		"--server-heap", "1g", "--reader-heap", "1g", "--out", filepath.Join(tmp, "run"), "--build", "local", "--run-id", "s1")
+	if code != 0 || !strings.Contains(out, "writer GC:") || !strings.HasSuffix(strings.TrimSpace(out), "RUN_STATUS=MEASUREMENT-DONE-s1") {
+		t.Fatalf("load --pristine: %d\n%s\n%s", code, out, stderr)
+	}
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
 )
 
@@ -28,6 +30,10 @@ func seedCommand() *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "JSON profile replacing the built-in one"},
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
+			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
+			&cli.StringFlag{Name: "evita-version", Usage: "with --pristine: a server version fetched by make evita"},
+			&cli.StringFlag{Name: "classpath", Usage: "with --pristine: the server's classpath instead of --evita-version"},
+			&cli.StringFlag{Name: "heap", Value: "2g", Usage: "with --pristine: the seeding server's heap"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			p := seed.DefaultProfile()
@@ -40,14 +46,36 @@ func seedCommand() *cli.Command {
 			if cmd.Bool("print-profile") {
 				return json.NewEncoder(cmd.Root().Writer).Encode(p)
 			}
-			if cmd.String("target") == "" {
-				return fmt.Errorf("seed needs --target host:port")
-			}
 			if cmd.Float("scale") <= 0 || cmd.Float("scale") > 10 {
 				return fmt.Errorf("--scale must be in (0, 10]")
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if dir := cmd.String("pristine"); dir != "" {
+				cp := cmd.String("classpath")
+				if cp == "" {
+					if cmd.String("evita-version") == "" {
+						return fmt.Errorf("seed --pristine needs --evita-version V (make evita) or --classpath")
+					}
+					var err error
+					if cp, err = evitaserver.FetchedClasspath(cmd.String("evita-version")); err != nil {
+						return err
+					}
+				}
+				heap, err := runfmt.ParseBytes(cmd.String("heap"))
+				if err != nil {
+					return fmt.Errorf("--heap: %v", err)
+				}
+				st, err := seed.Pristine(ctx, cp, dir, cmd.String("catalog"), heap, p, cmd.Float("scale"), uint64(cmd.Int("seed")), evita.Probe)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s/%s: %d entities (seeded in %s)\n", dir, cmd.String("catalog"), st.Entities, st.Took.Round(1e6))
+				return nil
+			}
+			if cmd.String("target") == "" {
+				return fmt.Errorf("seed needs --target host:port, or --pristine DIR")
+			}
 			c, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
 			if err != nil {
 				return err
