@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo evita proto clean
+.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita proto clean
 
 all: build
 
@@ -35,12 +35,19 @@ fuzz:
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
 
-# The main job on a small built-in default. Until `warmstat load` can reach a real
-# evitaDB (see README: the server is not obtainable here), the demo runs the analysis
-# side on bundled data: Java-harness runs rendered by a JVM (testdata/java) and two
-# synthetic builds of 3 runs each (testdata/groups, loader "synthetic").
+# The main job on a small built-in default. With two evitaDB releases fetchable
+# (make evita), the live demo: seed a small catalog, load it 3 times with each
+# release interleaved, compare and table (scripts/demo-live.sh). Without them (the
+# registry reachable here serves no io.evitadb artifact) the analysis side runs on
+# bundled data: Java-harness runs rendered by a JVM and two synthetic builds.
 DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
 demo: build
+	@./scripts/demo-live.sh; rc=$$?; \
+	if [ $$rc -eq 0 ]; then exit 0; elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	echo "make demo: no evitaDB servers to fetch here; running the analysis side on bundled data"; \
+	$(MAKE) --no-print-directory demo-bundled
+
+demo-bundled: build
 	@rm -rf "$(DEMO_DIR)" && mkdir -p "$(DEMO_DIR)"
 	@for sc in ok golive-failed; do \
 	  ./$(BIN) import --java testdata/java/$$sc --out "$(DEMO_DIR)/$$sc" --server-heap 23g --build demo-$$sc || exit 1; \
@@ -50,6 +57,8 @@ demo: build
 	./$(BIN) compare testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
 	@echo
 	./$(BIN) compare --format md testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
+	@echo
+	./$(BIN) table --group testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
 
 # The published evitaDB server and its dependencies, per version, into a cache outside
 # the repo: make evita EVITA_VERSION=2026.2.3 (see scripts/fetch-evita.sh).
