@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -57,22 +58,45 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 	copyPlan := evita.CopyPlan{Reflected: evita.ReflectedNames(p.schema), WithPrices: p.schema.GetWithPrice()}
 	colStart := l.c.Now()
 	defer func() { col.WallNs = l.c.Now().Sub(colStart).Nanoseconds() }()
+	// fetch returns batch b; with prefetch the next batch is already on its way while
+	// this one is upserted (the source is another server; upserts stay sequential).
+	type fetched struct {
+		ents []*pb.GrpcSealedEntity
+		ns   int64
+		err  error
+	}
+	fetchBatch := func(from int) fetched {
+		batch := pks[from:min(from+l.c.BatchSize, len(pks))]
+		t0 := l.c.Now()
+		ents, err := l.src.Fetch(ctx, p.schema, batch)
+		f := fetched{ents: ents, ns: l.c.Now().Sub(t0).Nanoseconds(), err: err}
+		if err == nil && len(ents) != len(batch) {
+			f.err = fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))
+		}
+		return f
+	}
+	var next chan fetched
 	for i := 0; i < len(pks); i += l.c.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return col, &AbortError{Where: fmt.Sprintf("in %s after %d of %d", ty, i, len(pks)), Err: err}
 		}
-		batch := pks[i:min(i+l.c.BatchSize, len(pks))]
 		l.batch++
-		t0 := l.c.Now()
-		ents, err := l.src.Fetch(ctx, p.schema, batch)
-		col.ReadNs += l.c.Now().Sub(t0).Nanoseconds()
-		if err != nil {
-			return col, &AbortError{Where: fmt.Sprintf("reading %s batch %d", ty, l.batch), Err: err}
+		var f fetched
+		if next != nil {
+			f = <-next
+		} else {
+			f = fetchBatch(i)
 		}
-		if len(ents) != len(batch) {
-			return col, &AbortError{Where: fmt.Sprintf("reading %s batch %d", ty, l.batch),
-				Err: fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))}
+		next = nil
+		if l.c.Prefetch && i+l.c.BatchSize < len(pks) {
+			next = make(chan fetched, 1)
+			go func(from int) { next <- fetchBatch(from) }(i + l.c.BatchSize)
 		}
+		col.ReadNs += f.ns
+		if f.err != nil {
+			return col, &AbortError{Where: fmt.Sprintf("reading %s batch %d", ty, l.batch), Err: f.err}
+		}
+		ents := f.ents
 		for _, e := range ents {
 			if err := ctx.Err(); err != nil { // interrupts take effect between upserts
 				return col, &AbortError{Where: fmt.Sprintf("in %s after %d of %d", ty, col.Entities, len(pks)), Err: err}

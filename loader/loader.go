@@ -37,10 +37,14 @@ type Config struct {
 	MaxPerCollection             int
 	Collections                  []string
 	SkipVerify                   bool
-	GoLiveStall                  time.Duration   // give up goLive after this long without progress
-	Manifest                     runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
-	Progress                     io.Writer       // nil = quiet
-	Now                          func() time.Time
+	// Prefetch overlaps the next source fetch with the current batch's upserts. The
+	// source read sum then overlaps the upserts, so ingest (load - read) is no longer
+	// the load without reading; prefetch is a recorded condition runs are compared on.
+	Prefetch    bool
+	GoLiveStall time.Duration   // give up goLive after this long without progress
+	Manifest    runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
+	Progress    io.Writer       // nil = quiet
+	Now         func() time.Time
 	// AfterUpsert, if set, runs after every completed upsert (fault tests use it).
 	AfterUpsert func(collection string, n int)
 }
@@ -93,6 +97,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	m.Server.Address = c.Target.Addr
 	m.Conditions.BatchSize, m.Conditions.MaxPerCollection = c.BatchSize, c.MaxPerCollection
 	m.Conditions.CollectionSubset = c.Collections
+	m.Conditions.Prefetch = c.Prefetch
 	m.Timings.ResolutionNs = 1
 	started := c.Now().UTC()
 	m.StartedAt = &started

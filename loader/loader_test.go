@@ -77,6 +77,13 @@ func TestLoadVerified(t *testing.T) {
 	if st, ok, err := dst.CatalogState(context.Background(), "shop_warmup"); err != nil || !ok || st != evita.CatalogAlive {
 		t.Fatal("target not ALIVE")
 	}
+	// with prefetch (batches of 4: the next fetch overlaps the upserts) the same catalog loads the same rows
+	pc := config(src, dst, filepath.Join(t.TempDir(), "prefetch"))
+	pc.TargetCatalog, pc.Prefetch = "shop_prefetch", true
+	pres, err := loader.Run(context.Background(), pc)
+	if err != nil || pres.Manifest.ExitCode != 0 || !pres.Manifest.Conditions.Prefetch || pres.Manifest.Entities != 13 {
+		t.Fatalf("prefetch run: %v %+v", err, pres.Manifest.Verification)
+	}
 	// the same target again is refused unless asked to replace it
 	if _, err := loader.Run(context.Background(), config(src, dst, filepath.Join(t.TempDir(), "again"))); err == nil || !strings.Contains(err.Error(), "--replace-target") {
 		t.Fatalf("existing target: %v", err)

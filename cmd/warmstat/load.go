@@ -52,6 +52,7 @@ func loadCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "skip the count verification (recorded as skipped)"},
+			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts (recorded; source read then overlaps, so ingest loses its meaning)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "final report: text | json | md"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write warmstat's own CPU profile to this file (is the loader the bottleneck?)"},
 		),
@@ -95,7 +96,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	errw := cmd.Root().ErrWriter
 	c := loader.Config{SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
 		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
-		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Manifest: m}
+		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Prefetch: cmd.Bool("prefetch"), Manifest: m}
 	if isTerminal(errw) {
 		c.Progress = errw // progress for people; quiet when not a terminal
 	}
