@@ -249,14 +249,20 @@ func (s *Server) GC() (GCSummary, error) {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// FetchedClasspath is the classpath `make evita EVITA_VERSION=version` wrote.
-func FetchedClasspath(version string) (string, error) {
+// FetchDir is where `make evita` puts server versions: $WARMSTAT_CACHE/evita, by
+// default ~/.cache/warmstat/evita (scripts/fetch-evita.sh uses the same rule).
+func FetchDir() string {
 	cache := os.Getenv("WARMSTAT_CACHE")
 	if cache == "" {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache", "warmstat")
 	}
-	p := filepath.Join(cache, "evita", version, "classpath.txt")
+	return filepath.Join(cache, "evita")
+}
+
+// FetchedClasspath is the classpath `make evita EVITA_VERSION=version` wrote.
+func FetchedClasspath(version string) (string, error) {
+	p := filepath.Join(FetchDir(), version, "classpath.txt")
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return "", fmt.Errorf("evitaDB %s is not fetched (%s missing): run make evita EVITA_VERSION=%s", version, p, version)

@@ -160,9 +160,6 @@ func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error
 	if coll == analyze.Overall {
 		name = "all collections"
 	}
-	if block <= 0 {
-		block = 0 // chosen per run below
-	}
 	p.Title.Text = "Upsert latency over the load - " + name
 	p.X.Label.Text = "upsert number within the run (load order)"
 	p.Y.Label.Text = "upsert latency (µs, log scale)"

@@ -196,7 +196,6 @@ type Import struct {
 	SourceDir        string `json:"source_dir"`
 	HarnessExitCode  *int   `json:"harness_exit_code"` // what the harness itself exited with, if logged
 	Locale           string `json:"locale"`            // number style seen: "en" or "comma-decimal"
-	TargetAddress    string `json:"target_address,omitempty"`
 	ReaderUsedHeapGB string `json:"reader_used_heap_after_load,omitempty"`
 }
 

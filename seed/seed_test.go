@@ -53,13 +53,10 @@ func TestProfileAndGeneratorOffline(t *testing.T) {
 	if pp := float64(partitioned) / n; pp < 3.5 || pp > 6.5 {
 		t.Errorf("partitioned references per product %.1f, profile says ~5", pp)
 	}
-	a, _ := proto.Marshal(g.Entity(product, 17))
-	b, _ := proto.Marshal(seed.NewGenerator(p, 0.01, 7).Entity(product, 17))
-	c, _ := proto.Marshal(seed.NewGenerator(p, 0.01, 8).Entity(product, 17))
-	if !proto.Equal(g.Entity(product, 17), seed.NewGenerator(p, 0.01, 7).Entity(product, 17)) || string(a) == string(c) {
+	if !proto.Equal(g.Entity(product, 17), seed.NewGenerator(p, 0.01, 7).Entity(product, 17)) ||
+		proto.Equal(g.Entity(product, 17), seed.NewGenerator(p, 0.01, 8).Entity(product, 17)) {
 		t.Error("same seed must give the same entity; another seed another one")
 	}
-	_ = b
 	t.Logf("Product at scale 0.01: %.1f prices, %.1f references (%.1f partitioned) per entity", float64(prices)/n, float64(refs)/n, float64(partitioned)/n)
 }
 

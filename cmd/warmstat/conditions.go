@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -18,6 +19,19 @@ func conditionFlags(serverHeapUsage, readerHeapUsage string) []cli.Flag {
 		&cli.StringFlag{Name: "cache", Usage: "true | false: was the writer's cache enabled (unknown if not given)"},
 		&cli.StringFlag{Name: "traffic-recording", Usage: "true | false: the writer's traffic recording (unknown if not given)"},
 	}
+}
+
+// serverClasspath resolves the server of spawn mode and seed --pristine: --classpath,
+// or --evita-version from make evita's cache.
+func serverClasspath(cmd *cli.Command, what string) (string, error) {
+	if cp := cmd.String("classpath"); cp != "" {
+		return cp, nil
+	}
+	v := cmd.String("evita-version")
+	if v == "" {
+		return "", fmt.Errorf("%s needs --evita-version V (fetched by make evita EVITA_VERSION=V) or --classpath", what)
+	}
+	return evitaserver.FetchedClasspath(v)
 }
 
 // conditions holds the parsed condition flags.

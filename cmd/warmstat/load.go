@@ -115,7 +115,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	var res *loader.Result
 	var loadErr error
 	if spawn {
-		sc, err := spawnConfig(cmd)
+		sc, err := spawnConfig(cmd, cond)
 		if err != nil {
 			return err
 		}
@@ -172,40 +172,31 @@ func isTerminal(w any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// spawnConfig reads the spawn-mode flags: the server (from make evita's cache or an
-// explicit classpath) and the pinned heaps, which spawn mode requires.
-func spawnConfig(cmd *cli.Command) (loader.SpawnConfig, error) {
-	sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Classpath: cmd.String("classpath"),
-		WorkDir: cmd.String("work"), Compress: true, Probe: evita.Probe}
+// spawnConfig reads the spawn-mode flags: the server (make evita's cache or an explicit
+// classpath) and the pinned heaps, which spawn mode requires.
+func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) {
+	sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: cmd.String("work"),
+		Compress: true, Probe: evita.Probe}
 	if sc.Catalog == "" {
 		return sc, fmt.Errorf("spawn mode needs --catalog")
 	}
 	if sc.WorkDir == "" {
 		sc.WorkDir = cmd.String("out") + ".work"
 	}
-	if sc.Classpath == "" {
-		v := cmd.String("evita-version")
-		if v == "" {
-			return sc, fmt.Errorf("spawn mode needs --evita-version V (fetched by make evita EVITA_VERSION=V) or --classpath")
-		}
-		cp, err := evitaserver.FetchedClasspath(v)
-		if err != nil {
-			return sc, err
-		}
-		sc.Classpath = cp
+	cp, err := serverClasspath(cmd, "spawn mode")
+	if err != nil {
+		return sc, err
 	}
-	if c := cmd.String("storage-compress"); c != "" {
-		sc.Compress = c == "true"
+	sc.Classpath = cp
+	if cond.compress != nil {
+		sc.Compress = *cond.compress
 	}
-	var err error
-	var h *int64
-	if h, err = optBytes(cmd, "server-heap"); err != nil || h == nil {
+	if cond.serverHeap == nil {
 		return sc, fmt.Errorf("spawn mode needs --server-heap (the writer's heap is pinned and recorded)")
 	}
-	sc.ServerHeap = *h
-	if h, err = optBytes(cmd, "reader-heap"); err != nil || h == nil {
+	if cond.readerHeap == nil {
 		return sc, fmt.Errorf("spawn mode needs --reader-heap")
 	}
-	sc.ReaderHeap = *h
+	sc.ServerHeap, sc.ReaderHeap = *cond.serverHeap, *cond.readerHeap
 	return sc, nil
 }

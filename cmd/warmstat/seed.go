@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
-	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
 )
@@ -52,15 +51,9 @@ func seedCommand() *cli.Command {
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if dir := cmd.String("pristine"); dir != "" {
-				cp := cmd.String("classpath")
-				if cp == "" {
-					if cmd.String("evita-version") == "" {
-						return fmt.Errorf("seed --pristine needs --evita-version V (make evita) or --classpath")
-					}
-					var err error
-					if cp, err = evitaserver.FetchedClasspath(cmd.String("evita-version")); err != nil {
-						return err
-					}
+				cp, err := serverClasspath(cmd, "seed --pristine")
+				if err != nil {
+					return err
 				}
 				heap, err := runfmt.ParseBytes(cmd.String("heap"))
 				if err != nil {

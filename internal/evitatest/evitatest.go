@@ -22,12 +22,7 @@ func Classpath() string {
 	if cp := os.Getenv("WARMSTAT_EVITA_CLASSPATH"); cp != "" {
 		return cp
 	}
-	cache := os.Getenv("WARMSTAT_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "warmstat")
-	}
-	files, _ := filepath.Glob(filepath.Join(cache, "evita", "*", "classpath.txt"))
+	files, _ := filepath.Glob(filepath.Join(evitaserver.FetchDir(), "*", "classpath.txt"))
 	sort.Strings(files)
 	if len(files) == 0 {
 		return ""
