@@ -50,6 +50,13 @@ func runSamples(run *runfmt.Run, coll string) (lat []float64, seq []float64, err
 	return lat, seq, err
 }
 
+func collectionName(coll string) string {
+	if coll == analyze.Overall {
+		return "all collections"
+	}
+	return coll
+}
+
 // styles gives each build a color and each run of a build its own dash pattern.
 type styles struct{ builds []string }
 
@@ -68,11 +75,7 @@ func seriesName(r *runfmt.Run) string { return r.Manifest.Build.Label + " / " + 
 // line per run on a log latency axis, with each run's p50, p95 and p99 marked.
 func CDFPlot(runs []*runfmt.Run, coll string) (*plot.Plot, error) {
 	p := plot.New()
-	name := coll
-	if coll == analyze.Overall {
-		name = "all collections"
-	}
-	p.Title.Text = "Upsert latency distribution - " + name
+	p.Title.Text = "Upsert latency distribution - " + collectionName(coll)
 	p.X.Label.Text = "upsert latency (µs, log scale)"
 	p.Y.Label.Text = "fraction of upserts ≤ latency"
 	p.X.Scale = plot.LogScale{}
@@ -156,11 +159,7 @@ func addPercentileGuides(p *plot.Plot) {
 // warm-up, and whether cost grows as the catalog grows.
 func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error) {
 	p := plot.New()
-	name := coll
-	if coll == analyze.Overall {
-		name = "all collections"
-	}
-	p.Title.Text = "Upsert latency over the load - " + name
+	p.Title.Text = "Upsert latency over the load - " + collectionName(coll)
 	p.X.Label.Text = "upsert number within the run (load order)"
 	p.Y.Label.Text = "upsert latency (µs, log scale)"
 	p.Y.Scale = plot.LogScale{}
