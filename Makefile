@@ -20,8 +20,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# The server-backed tests run against the newest release `make evita` fetched (and the
+# tests comparing builds against the two newest); WARMSTAT_REQUIRE_SERVER=1 makes a
+# missing server a failure instead of a skip (.ci/run sets it). Server tests of the
+# packages take turns on the machine (a lock), hence the generous timeout.
+TESTFLAGS ?=
 test: vet fmt-check
-	$(GO) test -count=1 ./...
+	WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:
@@ -42,7 +47,7 @@ fuzz:
 # bundled data: Java-harness runs rendered by a JVM and two synthetic builds.
 DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
 demo: build
-	@./scripts/demo-live.sh; rc=$$?; \
+	@EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/demo-live.sh; rc=$$?; \
 	if [ $$rc -eq 0 ]; then exit 0; elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	echo "make demo: no evitaDB servers to fetch here; running the analysis side on bundled data"; \
 	$(MAKE) --no-print-directory demo-bundled
@@ -60,10 +65,15 @@ demo-bundled: build
 	@echo
 	./$(BIN) table --group testdata/groups/v2026.2.0 testdata/groups/v2026.2.2
 
-# The published evitaDB server and its dependencies, per version, into a cache outside
-# the repo: make evita EVITA_VERSION=2026.2.3 (see scripts/fetch-evita.sh).
+# The evitaDB server and its dependencies, per version, into a cache outside the repo:
+# make evita EVITA_VERSION=2026.2.3 [EVITA_REPO="dir-or-url ..."] (scripts/fetch-evita.sh).
+# EVITA_REPO names extra Maven repositories holding io.evitadb (the public registry
+# reachable here serves none); by default a sibling ../shared/evitadb/m2, if present.
+EVITA_VERSION ?= 2026.2.3
+EVITA_REPO    ?= $(wildcard ../shared/evitadb/m2)
+EVITA_REPO_ABS = $(foreach r,$(EVITA_REPO),$(if $(findstring ://,$(r)),$(r),$(abspath $(r))))
 evita:
-	./scripts/fetch-evita.sh
+	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh
 
 # Regenerate evita/pb from our .proto subset (the generated code is committed, so a
 # build never needs protoc). Needs protoc (apt-get install protobuf-compiler).

@@ -128,6 +128,11 @@ var Contract = []ContractField{
 	{"server-heap", true, func(m *runfmt.Manifest) string { return heap(m.Server.MaxHeapBytes) }},
 	{"reader-heap", true, func(m *runfmt.Manifest) string { return heap(m.Reader.MaxHeapBytes) }},
 	{"server-version", false, func(m *runfmt.Manifest) string { return OrUnknown(m.Server.Version) }},
+	{"server-build", false, func(m *runfmt.Manifest) string { return serverBuild(m.Server.Build) }},
+	{"writer-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Server.JVM) }},
+	{"writer-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Server.JVM) }},
+	{"reader-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Reader.JVM) }},
+	{"reader-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Reader.JVM) }},
 	{"loader", true, func(m *runfmt.Manifest) string { return m.Loader.Name }},
 	{"target-mode", true, func(m *runfmt.Manifest) string { return m.TargetMode }},
 	{"storage-compress", true, func(m *runfmt.Manifest) string { return BoolStr(m.Conditions.StorageCompress) }},
@@ -146,12 +151,38 @@ var Contract = []ContractField{
 	{"prefetch", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.Prefetch) }},
 	{"dataset", true, func(m *runfmt.Manifest) string { return OrUnknown(m.Dataset.Fingerprint) }},
 	{"cores", true, func(m *runfmt.Manifest) string { return intStr(m.Machine.Cores) }},
+	{"cpu", true, func(m *runfmt.Manifest) string { return OrUnknown(m.Machine.CPUModel) }},
 	{"memory-limit", true, func(m *runfmt.Manifest) string {
 		if m.Machine.CgroupMemoryLimitBytes != nil {
 			return heap(m.Machine.CgroupMemoryLimitBytes)
 		}
 		return heap(m.Machine.MemoryBytes)
 	}},
+}
+
+// serverBuild is the version and commit the server's own jars name.
+func serverBuild(b *runfmt.ServerBuild) string {
+	if b == nil || b.Version == "" {
+		return "unknown"
+	}
+	if b.BuildCommit == "" {
+		return b.Version
+	}
+	return b.Version + "@" + b.BuildCommit
+}
+
+func jvm(j *runfmt.JVM) string {
+	if j == nil {
+		return "unknown"
+	}
+	return j.Vendor + " " + j.Version
+}
+
+func gcName(j *runfmt.JVM) string {
+	if j == nil {
+		return "unknown"
+	}
+	return j.GC
 }
 
 // OrUnknown renders an empty string as "unknown".

@@ -70,6 +70,9 @@ func wrap(method string, err error) error {
 	return &Error{Method: method, Code: codes.Unknown, Msg: err.Error()}
 }
 
+// handshakeTimeout bounds Dial's first call when the per-call deadline is shorter.
+const handshakeTimeout = 30 * time.Second
+
 // Dial connects and reads the server's version (the first real call).
 func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
 	creds := insecure.NewCredentials()
@@ -92,10 +95,15 @@ func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
 	if c.callTimeout == 0 {
 		c.callTimeout = 2 * time.Minute
 	}
-	st, err := c.ServerStatus(ctx)
+	// The first call also establishes the connection, which on a busy machine takes
+	// longer than a short per-call deadline meant for the calls that follow; the
+	// caller's context still bounds it (a readiness probe passes a short one).
+	hctx, cancel := context.WithTimeout(ctx, max(c.callTimeout, handshakeTimeout))
+	defer cancel()
+	st, err := c.mgmt.ServerStatus(hctx, &emptypb.Empty{})
 	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, wrap("ServerStatus", err)
 	}
 	c.Version = st.GetVersion()
 	return c, nil
@@ -342,36 +350,77 @@ func (s *Session) CollectionSize(ctx context.Context, entityType string) (int, e
 	return int(r.GetSize()), wrap("GetEntityCollectionSize", err)
 }
 
-// GoLive switches the session's WARM_UP catalog to ALIVE and closes the session. It
-// has no fixed client timeout (the server re-arms its own on every progress message);
-// it ends when the stream ends, when ctx ends, or when no progress arrives for
-// `stall`. On a client-side failure it polls the catalog state for up to `confirm`
-// and reports whether the server reached ALIVE anyway.
-func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, progress func(pct int32)) (reachedAlive bool, err error) {
+// GoLiveOutcome is what goLive achieved. One rule reads it (Alive): the catalog is
+// live only when the call completed and the server then said ALIVE. A call that
+// completed but whose result could not be read (StateKnown false) is not "ok".
+type GoLiveOutcome struct {
+	Err        error         // the goLive call itself failed (client side); nil when it completed
+	Took       time.Duration // the call alone: to completion, or to failure
+	State      int32         // the catalog's state afterwards, when StateKnown
+	StateKnown bool
+	StateErr   error // why the state could not be read
+}
+
+// Alive reports whether goLive completed and the catalog is ALIVE.
+func (o GoLiveOutcome) Alive() bool { return o.Err == nil && o.StateKnown && o.State == CatalogAlive }
+
+// Problem is nil when Alive; otherwise it says what went wrong.
+func (o GoLiveOutcome) Problem() error {
+	switch {
+	case o.Alive():
+		return nil
+	case o.Err != nil:
+		return o.Err
+	case !o.StateKnown:
+		return fmt.Errorf("goLive completed, but the catalog's state could not be read afterwards: %v", o.StateErr)
+	}
+	return fmt.Errorf("goLive completed, but the catalog is %s, not ALIVE", CatalogStateName(o.State))
+}
+
+// GoLive switches the WARM_UP catalog ALIVE and closes the session. The call has no
+// short deadline (a production goLive takes 30 s and more): it is given up only when
+// the server sends no progress for stall. Then the catalog's state is read, retried for
+// up to confirm: after a failed call, to learn whether the server went ALIVE anyway;
+// after a completed one, to prove it did.
+func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, progress func(pct int32)) GoLiveOutcome {
 	// the deadline only bounds the call as a whole; a day outlasts any real goLive
 	lctx, cancel := context.WithTimeout(s.ctx(ctx), 24*time.Hour)
 	defer cancel()
+	var o GoLiveOutcome
+	begin := time.Now()
 	stream, err := s.c.sess.GoLiveAndCloseWithProgress(lctx, &emptypb.Empty{})
 	if err == nil {
 		err = s.follow(stream, stall, cancel, progress)
 	}
-	if err == nil {
-		state, ok, serr := s.c.CatalogState(ctx, s.Catalog)
-		return ok && state == CatalogAlive, serr
+	o.Took = time.Since(begin)
+	if err != nil {
+		o.Err = wrap("GoLiveAndCloseWithProgress", err)
 	}
-	err = wrap("GoLiveAndCloseWithProgress", err)
 	deadline := time.Now().Add(confirm)
-	for time.Now().Before(deadline) {
-		if state, ok, serr := s.c.CatalogState(ctx, s.Catalog); serr == nil && ok && state == CatalogAlive {
-			return true, err
+	for {
+		state, ok, serr := s.c.CatalogState(ctx, s.Catalog)
+		switch {
+		case serr != nil:
+			o.StateErr = serr
+		case !ok:
+			o.StateErr = fmt.Errorf("the server reports no state for catalog %s", s.Catalog)
+		default:
+			o.State, o.StateKnown, o.StateErr = state, true, nil
+			// after a completed call any settled state is the answer; after a failed
+			// one, keep looking for a late ALIVE
+			if (o.Err == nil && state != CatalogGoingAlive) || state == CatalogAlive {
+				return o
+			}
+		}
+		if !time.Now().Before(deadline) {
+			return o
 		}
 		select {
 		case <-ctx.Done():
-			return false, err
+			return o
 		case <-time.After(time.Second):
 		}
 	}
-	return false, err
 }
 
 func (s *Session) follow(stream pb.EvitaSessionService_GoLiveAndCloseWithProgressClient, stall time.Duration, cancel context.CancelFunc, progress func(int32)) error {

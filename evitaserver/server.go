@@ -20,8 +20,8 @@ const MainClass = "io.evitadb.server.EvitaServer"
 
 // Config is one server to run.
 type Config struct {
-	Java      string // java binary (default: java on PATH)
-	Classpath string // the server jar and its dependencies (make evita writes classpath.txt)
+	Java      string // java binary (default: $JAVA_HOME/bin/java, else java on PATH)
+	Server    Source // the build to run and how to launch it
 	DataDir   string // storage, export and certificates; prepared by PrepareDataDir
 	LogDir    string // server.log and gc.log (default DataDir/../<base>-logs)
 	HeapBytes int64  // -Xms = -Xmx
@@ -34,6 +34,9 @@ type Config struct {
 	Probe func(ctx context.Context, addr string) error
 	// Extra server arguments (key=value), after warmstat's own.
 	Extra []string
+	// WaitForMemory is how long Start may wait for other warmstat JVMs on this machine to
+	// release memory before it refuses (0: refuse at once).
+	WaitForMemory time.Duration
 	// Catalogs are copied into the fresh storage before the JVM starts: catalog name ->
 	// directory of a stopped server's catalog (a pristine snapshot, only read).
 	Catalogs map[string]string
@@ -42,25 +45,36 @@ type Config struct {
 // Server is a running evitaDB JVM that this process started.
 type Server struct {
 	Config
-	Addr    string
-	GCLog   string
-	Log     string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	exitErr error
-	Started time.Time
+	Addr  string
+	GCLog string
+	Log   string
+	// Identity is what the server's jars say about it (version, build commit, checksums).
+	Identity Identity
+	cmd      *exec.Cmd
+	done     chan struct{}
+	exitErr  error
+	release  func() // gives the memory reservation back
+	Started  time.Time
+}
+
+// jvmOptions are the JVM's options (everything before the launch part).
+func (c Config) jvmOptions(gcLog string) []string {
+	heap := strconv.FormatInt(c.HeapBytes>>20, 10) + "m"
+	opts := []string{"-Xms" + heap, "-Xmx" + heap,
+		"-Xlog:gc*:file=" + gcLog + ":time,uptime,level,tags:filecount=5,filesize=100M",
+		"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + filepath.Dir(gcLog),
+		// the JVM's identity and its ergonomic flags (chosen GC) go into the server log
+		"-XshowSettings:properties", "-XX:+PrintCommandLineFlags"}
+	for _, p := range []string{"jdk.internal.misc", "java.lang", "java.lang.invoke", "java.math", "java.util"} {
+		opts = append(opts, "--add-opens", "java.base/"+p+"=ALL-UNNAMED")
+	}
+	return opts
 }
 
 // Args is the JVM command line for c (without the java binary).
 func (c Config) Args(port int, gcLog string) []string {
-	heap := strconv.FormatInt(c.HeapBytes>>20, 10) + "m"
-	args := []string{"-Xms" + heap, "-Xmx" + heap,
-		"-Xlog:gc*:file=" + gcLog + ":time,uptime,level,tags:filecount=5,filesize=100M",
-		"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + filepath.Dir(gcLog)}
-	for _, p := range []string{"jdk.internal.misc", "java.lang", "java.lang.invoke", "java.math", "java.util"} {
-		args = append(args, "--add-opens", "java.base/"+p+"=ALL-UNNAMED")
-	}
-	args = append(args, "-cp", c.Classpath, MainClass,
+	args := append(c.jvmOptions(gcLog), c.Server.launch()...)
+	args = append(args,
 		"storage.storageDirectory="+filepath.Join(c.DataDir, "storage"),
 		"export.fileSystem.directory="+filepath.Join(c.DataDir, "export"),
 		"storage.compress="+strconv.FormatBool(c.Compress),
@@ -85,20 +99,33 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start checks memory and the data directory, starts the JVM and waits until Probe
-// succeeds. On any failure the JVM is stopped and the error carries the last lines of
-// its log.
-func Start(ctx context.Context, c Config) (*Server, error) {
-	if c.Classpath == "" || c.DataDir == "" || c.HeapBytes <= 0 || c.Probe == nil {
-		return nil, errors.New("evitaserver: classpath, data directory, heap and probe are required")
+// Start checks the server build, memory and the data directory, starts the JVM and
+// waits until Probe succeeds. On any failure the JVM is stopped and the error carries
+// the last lines of its log.
+func Start(ctx context.Context, c Config) (s *Server, err error) {
+	if c.Server.Kind == "" || c.DataDir == "" || c.HeapBytes <= 0 || c.Probe == nil {
+		return nil, errors.New("evitaserver: server, data directory, heap and probe are required")
 	}
 	m, err := ReadMachine()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckHeapsFit(m, map[string]int64{"writer": c.HeapBytes}); err != nil {
+	if err := CheckHeapsFit(m, map[string]int64{"server": c.HeapBytes}); err != nil {
 		return nil, err
 	}
+	id, err := c.Server.Identify()
+	if err != nil {
+		return nil, err
+	}
+	release, err := reserveMemory(ctx, m, c.HeapBytes, c.WaitForMemory)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	if err := PrepareDataDir(c.DataDir); err != nil {
 		return nil, err
 	}
@@ -125,12 +152,15 @@ func Start(ctx context.Context, c Config) (*Server, error) {
 	}
 	if c.Java == "" {
 		c.Java = "java"
+		if home := os.Getenv("JAVA_HOME"); home != "" {
+			c.Java = filepath.Join(home, "bin", "java")
+		}
 	}
 	if c.Ready == 0 {
 		c.Ready = 3 * time.Minute
 	}
-	s := &Server{Config: c, Addr: "127.0.0.1:" + strconv.Itoa(port), GCLog: filepath.Join(c.LogDir, "gc.log"),
-		Log: filepath.Join(c.LogDir, "server.log"), done: make(chan struct{})}
+	s = &Server{Config: c, Identity: id, Addr: "127.0.0.1:" + strconv.Itoa(port), GCLog: filepath.Join(c.LogDir, "gc.log"),
+		Log: filepath.Join(c.LogDir, "server.log"), done: make(chan struct{}), release: release}
 	logf, err := os.Create(s.Log)
 	if err != nil {
 		return nil, err
@@ -149,6 +179,7 @@ func Start(ctx context.Context, c Config) (*Server, error) {
 	go func() {
 		s.exitErr = s.cmd.Wait()
 		logf.Close()
+		release()
 		close(s.done)
 	}()
 	if err := s.waitReady(ctx); err != nil {
@@ -260,12 +291,53 @@ func FetchDir() string {
 	return filepath.Join(cache, "evita")
 }
 
-// FetchedClasspath is the classpath `make evita EVITA_VERSION=version` wrote.
-func FetchedClasspath(version string) (string, error) {
-	p := filepath.Join(FetchDir(), version, "classpath.txt")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("evitaDB %s is not fetched (%s missing): run make evita EVITA_VERSION=%s", version, p, version)
+// JVM describes the Java VM that ran a server.
+type JVM struct {
+	Java    string   // the java binary, symlinks resolved
+	Vendor  string   // java.vendor
+	Version string   // java.vm.version
+	GC      string   // the collector the JVM chose or was told to use, e.g. G1
+	Options []string // the options warmstat passed
+	Flags   []string // the JVM's final flags (-XX:+PrintCommandLineFlags), ergonomics included
+}
+
+// JVM reads the running (or stopped) server's JVM identity from its log, where
+// -XshowSettings:properties and -XX:+PrintCommandLineFlags print it at start.
+func (s *Server) JVM() (JVM, error) {
+	j := JVM{Java: s.Java, Options: s.jvmOptions(s.GCLog)}
+	if p, err := exec.LookPath(s.Java); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			j.Java = r
+		}
 	}
-	return strings.TrimSpace(string(b)), nil
+	f, err := os.Open(s.Log)
+	if err != nil {
+		return j, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 0; sc.Scan() && n < 2000; n++ {
+		line := strings.TrimSpace(sc.Text())
+		if k, v, ok := strings.Cut(line, " = "); ok {
+			switch k {
+			case "java.vendor":
+				j.Vendor = v
+			case "java.vm.version":
+				j.Version = v
+			}
+		}
+		if strings.HasPrefix(line, "-XX:") && strings.Contains(line, "-XX:MaxHeapSize=") {
+			j.Flags = strings.Fields(line)
+			for _, f := range j.Flags {
+				if gc, ok := strings.CutPrefix(f, "-XX:+Use"); ok && strings.HasSuffix(gc, "GC") {
+					j.GC = strings.TrimSuffix(gc, "GC")
+				}
+			}
+		}
+	}
+	if j.Vendor == "" || j.Version == "" || j.GC == "" {
+		return j, fmt.Errorf("evitaserver: %s does not name the JVM (vendor %q, version %q, GC %q)", s.Log, j.Vendor, j.Version, j.GC)
+	}
+	return j, nil
 }

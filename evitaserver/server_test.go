@@ -16,17 +16,6 @@ import (
 	"github.com/warmstat/warmstat/internal/evitatest"
 )
 
-func classpath(t *testing.T) string {
-	if testing.Short() {
-		t.Skip("starts evitaDB servers")
-	}
-	cp := evitatest.Classpath()
-	if cp == "" {
-		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
-	}
-	return cp
-}
-
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func TestStartStopRealServer(t *testing.T) {
@@ -56,9 +45,9 @@ func TestStartStopRealServer(t *testing.T) {
 // A server whose readiness never arrives (here: probed where it does not listen) is
 // given up after the deadline, with its last log lines, and killed.
 func TestNeverReady(t *testing.T) {
-	cp := classpath(t)
+	src := evitatest.Server(t)
 	data := filepath.Join(t.TempDir(), "d")
-	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: data, HeapBytes: 512 << 20,
+	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: src, DataDir: data, HeapBytes: 512 << 20,
 		Ready: 8 * time.Second, Probe: func(ctx context.Context, addr string) error { return errors.New("probe refused on purpose") }})
 	if err == nil || !strings.Contains(err.Error(), "not ready within 8s") || !strings.Contains(err.Error(), "last log lines") {
 		t.Fatalf("%v", err)
@@ -83,9 +72,9 @@ func jvmsUsing(dir string) int {
 
 // A server that dies during startup is reported with its log, not waited for.
 func TestServerExitsDuringStartup(t *testing.T) {
-	cp := classpath(t)
+	src := evitatest.Server(t)
 	start := time.Now()
-	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: src, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
 		Ready: 2 * time.Minute, Probe: evitatest.Probe, Extra: []string{"storage.storageDirectory=/proc/warmstat-cannot-write-here"}})
 	if err == nil {
 		t.Fatal("started with an unusable storage directory")
@@ -96,37 +85,17 @@ func TestServerExitsDuringStartup(t *testing.T) {
 }
 
 func TestPortTaken(t *testing.T) {
-	cp := classpath(t)
+	src := evitatest.Server(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	_, err = evitaserver.Start(context.Background(), evitaserver.Config{Classpath: cp, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+	_, err = evitaserver.Start(context.Background(), evitaserver.Config{Server: src, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
 		Port: port, Probe: evitatest.Probe})
 	if err == nil || !strings.Contains(err.Error(), "is taken") {
 		t.Fatalf("%v", err)
-	}
-}
-
-// Refusals that happen before any JVM starts need no server artifact.
-func TestRefusedBeforeStart(t *testing.T) {
-	dir := t.TempDir()
-	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Classpath: "x.jar", DataDir: filepath.Join(dir, "d"), HeapBytes: 1 << 50,
-		Probe: evitatest.Probe})
-	if err == nil || !strings.Contains(err.Error(), "heaps do not fit") {
-		t.Fatalf("huge heap: %v", err)
-	}
-	foreign := filepath.Join(dir, "mine")
-	os.MkdirAll(foreign, 0o755)
-	os.WriteFile(filepath.Join(foreign, "keep.txt"), []byte("x"), 0o644)
-	_, err = evitaserver.Start(context.Background(), evitaserver.Config{Classpath: "x.jar", DataDir: foreign, HeapBytes: 256 << 20, Probe: evitatest.Probe})
-	if err == nil || !strings.Contains(err.Error(), "refusing to wipe") {
-		t.Fatalf("foreign dir: %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(foreign, "keep.txt")); string(b) != "x" {
-		t.Fatal("foreign data directory touched")
 	}
 }
 

@@ -226,17 +226,28 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 	}
 	c.logf("goLive ...\n")
-	glStart := c.Now()
-	alive, glErr := tgt.GoLive(ctx, c.GoLiveStall, 2*time.Minute, func(p int32) { c.logf("\rgoLive %3d%%", p) })
-	glNs := c.Now().Sub(glStart).Nanoseconds()
+	m.GoLive = goLiveRecord(tgt.GoLive(ctx, c.GoLiveStall, 2*time.Minute, func(p int32) { c.logf("\rgoLive %3d%%", p) }))
 	c.logf("\n")
-	if glErr != nil {
-		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveFailed, Ns: &glNs, Error: glErr.Error(), ServerReachedAlive: &alive}
-	} else {
-		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveOK, Ns: &glNs}
-	}
 	m.Verification = l.verify(ctx, order)
 	return res, finish(res, nil)
+}
+
+// goLiveRecord is the manifest's reading of a goLive outcome (evita.GoLiveOutcome's
+// one rule): ok only when ALIVE was proven; failed when the call failed or the catalog
+// is in another state (named); unconfirmed when the call completed but the state could
+// not be read.
+func goLiveRecord(o evita.GoLiveOutcome) runfmt.GoLive {
+	ns := o.Took.Nanoseconds()
+	switch {
+	case o.Alive():
+		return runfmt.GoLive{Status: runfmt.GoLiveOK, Ns: &ns}
+	case o.Err != nil:
+		alive := o.StateKnown && o.State == evita.CatalogAlive
+		return runfmt.GoLive{Status: runfmt.GoLiveFailed, Ns: &ns, Error: o.Err.Error(), ServerReachedAlive: &alive}
+	case o.StateKnown:
+		return runfmt.GoLive{Status: runfmt.GoLiveFailed, Ns: &ns, Error: o.Problem().Error()}
+	}
+	return runfmt.GoLive{Status: runfmt.GoLiveUnconfirmed, Ns: &ns, Error: o.Problem().Error()}
 }
 
 // finish writes the manifest; the exit code follows the contract.

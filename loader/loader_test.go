@@ -19,9 +19,6 @@ import (
 // servers starts a source server holding the fixture catalog "shop" and an empty target.
 func servers(t *testing.T) (src, dst *evita.Client, srcSrv, dstSrv interface{ Kill() }) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts evitaDB servers")
-	}
 	s1, c1 := evitatest.Start(t)
 	s2, c2 := evitatest.Start(t)
 	evitatest.LoadFixture(t, context.Background(), c1, "shop")

@@ -16,8 +16,8 @@ import (
 // SpawnConfig runs both servers itself: a reader on a disposable copy of a pristine
 // snapshot and a fresh writer, each with a pinned heap and a GC log.
 type SpawnConfig struct {
-	Classpath  string
-	Pristine   string // parent of <Catalog>/, a stopped server's storage (only ever read)
+	Server     evitaserver.Source // the build under test (the writer) and, by default, the reader
+	Pristine   string             // parent of <Catalog>/, a stopped server's storage (only ever read)
 	Catalog    string
 	WorkDir    string // ours: absent, empty or carrying warmstat's marker
 	ServerHeap int64
@@ -54,13 +54,13 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		err = errors.Join(err, cerr)
 	}()
-	reader, err := evitaserver.Start(ctx, evitaserver.Config{Classpath: sc.Classpath, DataDir: filepath.Join(sc.WorkDir, "reader"),
+	reader, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, "reader"),
 		HeapBytes: sc.ReaderHeap, Compress: sc.Compress, Probe: sc.Probe, Catalogs: map[string]string{sc.Catalog: pristine}})
 	if err != nil {
 		return nil, fmt.Errorf("reader server: %w", err)
 	}
 	defer reader.Stop(time.Minute)
-	writer, err := evitaserver.Start(ctx, evitaserver.Config{Classpath: sc.Classpath, DataDir: filepath.Join(sc.WorkDir, "writer"),
+	writer, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, "writer"),
 		HeapBytes: sc.ServerHeap, Compress: sc.Compress, Probe: sc.Probe})
 	if err != nil {
 		return nil, fmt.Errorf("writer server: %w", err)
@@ -80,6 +80,8 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes, c.Manifest.Reader.MaxHeapBytes = &sh, &rh // pinned by us: known
+	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
+	c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
 	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
 	res, err = Run(ctx, c)
 	if res == nil {

@@ -17,13 +17,7 @@ import (
 // seed --pristine, then two spawned loads on the same work directory: both verified,
 // the writer's GC recorded, heaps known, the snapshot unchanged, no JVM left behind.
 func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts evitaDB servers")
-	}
-	cp := evitatest.Classpath()
-	if cp == "" {
-		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
-	}
+	cp := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
 	pristine := filepath.Join(tmp, "pristine")
@@ -34,7 +28,7 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := loader.SpawnConfig{Classpath: cp, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "work"),
+	sc := loader.SpawnConfig{Server: cp, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "work"),
 		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
 	for _, id := range []string{"a", "b"} {
 		out := filepath.Join(tmp, "runs", id)

@@ -153,6 +153,9 @@ func Warnings(m *runfmt.Manifest) []string {
 			w = append(w, "the server reached ALIVE anyway (polled after the failure)")
 		}
 	}
+	if m.GoLive.Status == runfmt.GoLiveUnconfirmed {
+		w = append(w, fmt.Sprintf("goLive UNCONFIRMED: the call completed but ALIVE was not proven; no TOTAL (%s)", m.GoLive.Error))
+	}
 	if m.Server.MaxHeapBytes == nil {
 		w = append(w, "server heap unknown: this run cannot be compared with confidence (heap changes evitaDB's code paths)")
 	}
@@ -234,6 +237,8 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		golive, goliveNote = Seconds(*m.GoLive.Ns), "measured apart, never in upsert statistics"
 	case runfmt.GoLiveFailed:
 		golive, goliveNote = "FAILED @ "+Seconds(*m.GoLive.Ns), "time to failure, not a transition time"
+	case runfmt.GoLiveUnconfirmed:
+		golive, goliveNote = "UNCONFIRMED "+Seconds(*m.GoLive.Ns), "the call completed; ALIVE not proven"
 	}
 	total, totalNote := "-", "not defined: goLive did not complete"
 	if tot, ok := s.TotalNs(); ok {

@@ -34,6 +34,9 @@ const (
 	GoLiveOK      = "ok"
 	GoLiveFailed  = "failed"
 	GoLiveSkipped = "skipped"
+	// GoLiveUnconfirmed: the call completed but the catalog's state could not be read
+	// afterwards, so ALIVE is not proven; never counted as a transition time.
+	GoLiveUnconfirmed = "unconfirmed"
 )
 
 // Verification outcomes.
@@ -93,15 +96,65 @@ type Loader struct {
 
 // Server is the target (writer) server.
 type Server struct {
-	Version      string `json:"version"`
+	Version      string `json:"version"` // as the server reports itself over gRPC
 	Address      string `json:"address,omitempty"`
 	MaxHeapBytes *int64 `json:"max_heap_bytes"`
+	// Build is how warmstat obtained the server it started (spawn mode); nil otherwise.
+	Build *ServerBuild `json:"build,omitempty"`
+	// JVM is the Java VM that ran it, when warmstat started it; nil = unknown.
+	JVM *JVM `json:"jvm,omitempty"`
 }
 
 // Reader is the process that reads the source: the Java harness's JVM, or the
 // source server in warmstat's spawn mode.
 type Reader struct {
-	MaxHeapBytes *int64 `json:"max_heap_bytes"`
+	MaxHeapBytes *int64       `json:"max_heap_bytes"`
+	Build        *ServerBuild `json:"build,omitempty"`
+	JVM          *JVM         `json:"jvm,omitempty"`
+}
+
+// Server sources (ServerBuild.Source).
+const (
+	ServerFromRelease   = "release"    // a release fetched by make evita
+	ServerFromClasspath = "classpath"  // an explicit classpath
+	ServerFromJar       = "server-jar" // a runnable server jar (java -jar)
+	ServerFromCheckout  = "checkout"   // an evitaDB checkout's built server jar
+)
+
+// ServerBuild says which server build ran and how warmstat obtained it. Version and
+// BuildCommit are read from the server jar's own manifest, not from the user's label.
+type ServerBuild struct {
+	Source          string    `json:"source"`
+	Ref             string    `json:"ref"` // what the user named: version, classpath, jar or checkout
+	Version         string    `json:"version"`
+	BuildCommit     string    `json:"build_commit"`
+	Checkout        *Checkout `json:"checkout,omitempty"`
+	Jars            []JarSum  `json:"jars"`
+	ClasspathSHA256 string    `json:"classpath_sha256"`
+}
+
+// Checkout is the evitaDB checkout a server jar came from.
+type Checkout struct {
+	Root   string `json:"root"`
+	Commit string `json:"commit"`
+	Dirty  bool   `json:"dirty"`
+}
+
+// JarSum is one jar of a server and its SHA-256.
+type JarSum struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// JVM is the Java VM that ran a server: vendor, version and collector are
+// comparability conditions; the options and final flags are recorded for the reader.
+type JVM struct {
+	Java    string   `json:"java"`
+	Vendor  string   `json:"vendor"`
+	Version string   `json:"version"`
+	GC      string   `json:"gc"`
+	Options []string `json:"options"`
+	Flags   []string `json:"flags"`
 }
 
 // Conditions are the settings that change what a run measures.
@@ -126,6 +179,8 @@ type Machine struct {
 	Cores                  *int   `json:"cores"`
 	MemoryBytes            *int64 `json:"memory_bytes"`
 	CgroupMemoryLimitBytes *int64 `json:"cgroup_memory_limit_bytes"` // null = no limit or unknown
+	CPUModel               string `json:"cpu_model,omitempty"`       // "" = unknown
+	Kernel                 string `json:"kernel,omitempty"`          // "" = unknown
 }
 
 // Timings are the run's aggregate clocks.
@@ -320,6 +375,19 @@ func (m *Manifest) validate() error {
 	if m.Machine.Cores != nil && *m.Machine.Cores <= 0 {
 		return ferr("machine.cores", "must be positive or null, got %d", *m.Machine.Cores)
 	}
+	for name, b := range map[string]*ServerBuild{"server.build": m.Server.Build, "reader.build": m.Reader.Build} {
+		if b == nil {
+			continue
+		}
+		switch b.Source {
+		case ServerFromRelease, ServerFromClasspath, ServerFromJar, ServerFromCheckout:
+		default:
+			return ferr(name+".source", "%q is not one of release, classpath, server-jar, checkout", b.Source)
+		}
+		if (b.Source == ServerFromCheckout) != (b.Checkout != nil) {
+			return ferr(name+".checkout", "required exactly when the source is checkout")
+		}
+	}
 	if m.Conditions.BatchSize < 0 {
 		return ferr("conditions.batch_size", "negative")
 	}
@@ -365,16 +433,16 @@ func (m *Manifest) validate() error {
 		if m.GoLive.Ns == nil || *m.GoLive.Ns < 0 {
 			return ferr("golive.ns", "required (non-negative) when golive.status is ok")
 		}
-	case GoLiveFailed:
+	case GoLiveFailed, GoLiveUnconfirmed:
 		if m.GoLive.Ns == nil || *m.GoLive.Ns < 0 {
-			return ferr("golive.ns", "required (time to failure) when golive.status is failed")
+			return ferr("golive.ns", "required when golive.status is %s", m.GoLive.Status)
 		}
 		if m.GoLive.Error == "" {
-			return ferr("golive.error", "required when golive.status is failed")
+			return ferr("golive.error", "required when golive.status is %s", m.GoLive.Status)
 		}
 	case GoLiveSkipped:
 	default:
-		return ferr("golive.status", "%q is not one of ok, failed, skipped", m.GoLive.Status)
+		return ferr("golive.status", "%q is not one of ok, failed, unconfirmed, skipped", m.GoLive.Status)
 	}
 	switch m.Verification.Status {
 	case Verified, VerifySkip, Unverified, Mismatch:

@@ -53,7 +53,7 @@ func TestManifestErrors(t *testing.T) {
 		{"unknown field", edit(`"batch_size": 100`, `"batch_sise": 100`), line(`"batch_size"`) + ": field batch_sise: unknown field"},
 		{"exit code", edit(`"exit_code": 0`, `"exit_code": 2`), line(`"exit_code"`) + ": field exit_code: 2, but outcome complete with verification verified means 0"},
 		{"entities sum", edit(`"entities": 700`, `"entities": 701`), "field entities: 701, but the collections add up to 700"},
-		{"golive status", edit(`"status": "ok"`, `"status": "fine"`), `field golive.status: "fine" is not one of ok, failed, skipped`},
+		{"golive status", edit(`"status": "ok"`, `"status": "fine"`), `field golive.status: "fine" is not one of ok, failed, unconfirmed, skipped`},
 		{"fingerprint", edit(`"Product": 400`, `"Product": 401`), "field dataset.fingerprint:"},
 		{"loader", edit(`"name": "warmstat"`, `"name": "jmeter"`), `field loader.name: "jmeter" is neither`},
 		{"heap", edit(`"max_heap_bytes": 2147483648`, `"max_heap_bytes": -1`), "field server.max_heap_bytes: must be positive or null"},

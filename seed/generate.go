@@ -473,9 +473,8 @@ func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scal
 			return st, err
 		}
 	}
-	alive, err := s.GoLive(ctx, 10*time.Minute, time.Minute, nil)
-	if err != nil || !alive {
-		return st, fmt.Errorf("goLive of the seeded catalog: alive=%v: %v", alive, err)
+	if err := s.GoLive(ctx, 10*time.Minute, time.Minute, nil).Problem(); err != nil {
+		return st, fmt.Errorf("goLive of the seeded catalog: %w", err)
 	}
 	st.Took = time.Since(begin)
 	return st, nil

@@ -15,13 +15,13 @@ import (
 // Pristine seeds a catalog on a server of its own and leaves dir/<catalog>/ as a
 // pristine snapshot for `warmstat load --pristine dir`. dir follows the ownership rule
 // (absent, empty or warmstat's); the server's working directory is removed afterwards.
-func Pristine(ctx context.Context, classpath, dir, catalog string, heap int64, p *Profile, scale float64, seed uint64,
+func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog string, heap int64, p *Profile, scale float64, seed uint64,
 	probe func(context.Context, string) error) (*Stats, error) {
 	if err := evitaserver.PrepareDataDir(dir); err != nil {
 		return nil, err
 	}
 	work := dir + ".seeding"
-	srv, err := evitaserver.Start(ctx, evitaserver.Config{Classpath: classpath, DataDir: work, HeapBytes: heap, Compress: true, Probe: probe})
+	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: server, DataDir: work, HeapBytes: heap, Compress: true, Probe: probe})
 	if err != nil {
 		return nil, err
 	}

@@ -64,9 +64,6 @@ func TestProfileAndGeneratorOffline(t *testing.T) {
 // the schema carries the features, and a second seed with the same arguments gives
 // identical content.
 func TestSeedIntoRealServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an evitaDB server")
-	}
 	_, c := evitatest.Start(t)
 	ctx := context.Background()
 	p := seed.DefaultProfile()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -21,17 +22,40 @@ func conditionFlags(serverHeapUsage, readerHeapUsage string) []cli.Flag {
 	}
 }
 
-// serverClasspath resolves the server of spawn mode and seed --pristine: --classpath,
-// or --evita-version from make evita's cache.
-func serverClasspath(cmd *cli.Command, what string) (string, error) {
-	if cp := cmd.String("classpath"); cp != "" {
-		return cp, nil
+// serverFlags name the server build spawn mode and seed --pristine start; exactly one.
+func serverFlags(what string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "evita-version", Usage: what + ": an evitaDB release fetched by make evita (EVITA_VERSION=V)"},
+		&cli.StringFlag{Name: "classpath", Usage: what + ": the server's classpath (jars separated by ':')"},
+		&cli.StringFlag{Name: "server-jar", Usage: what + ": a runnable server jar (java -jar), e.g. a release's evita-server.jar"},
+		&cli.StringFlag{Name: "evita-home", Usage: what + ": an evitaDB checkout whose " + evitaserver.CheckoutJar + " is built from its HEAD"},
 	}
-	v := cmd.String("evita-version")
-	if v == "" {
-		return "", fmt.Errorf("%s needs --evita-version V (fetched by make evita EVITA_VERSION=V) or --classpath", what)
+}
+
+// serverSource resolves the one server flag given.
+func serverSource(cmd *cli.Command, what string) (evitaserver.Source, error) {
+	var set []string
+	for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
+		if cmd.String(f) != "" {
+			set = append(set, "--"+f)
+		}
 	}
-	return evitaserver.FetchedClasspath(v)
+	switch len(set) {
+	case 0:
+		return evitaserver.Source{}, fmt.Errorf("%s needs a server: --evita-version V (fetched by make evita EVITA_VERSION=V), --classpath CP, --server-jar FILE or --evita-home CHECKOUT", what)
+	case 1:
+	default:
+		return evitaserver.Source{}, fmt.Errorf("%s takes one server, got %s", what, strings.Join(set, " and "))
+	}
+	switch {
+	case cmd.String("evita-version") != "":
+		return evitaserver.Release(cmd.String("evita-version"))
+	case cmd.String("classpath") != "":
+		return evitaserver.FromClasspath(cmd.String("classpath"))
+	case cmd.String("server-jar") != "":
+		return evitaserver.FromJar(cmd.String("server-jar"))
+	}
+	return evitaserver.FromCheckout(cmd.String("evita-home"))
 }
 
 // conditions holds the parsed condition flags.

@@ -33,11 +33,9 @@ func loadCommand() *cli.Command {
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
-		Flags: append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"),
+		Flags: append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
-			&cli.StringFlag{Name: "evita-version", Usage: "spawn mode: a server version fetched by make evita"},
-			&cli.StringFlag{Name: "classpath", Usage: "spawn mode: the server's classpath instead of --evita-version"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
 			&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
@@ -75,8 +73,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	}
 	cond.apply(&m)
 	if mach, err := evitaserver.ReadMachine(); err == nil {
-		cores, mem := mach.Cores, mach.MemoryBytes
-		m.Machine = runfmt.Machine{Cores: &cores, MemoryBytes: &mem, CgroupMemoryLimitBytes: mach.CgroupLimit}
+		m.Machine = mach.Record()
 	}
 	var subset []string
 	if s := cmd.String("collections"); s != "" {
@@ -183,11 +180,6 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 	if sc.WorkDir == "" {
 		sc.WorkDir = cmd.String("out") + ".work"
 	}
-	cp, err := serverClasspath(cmd, "spawn mode")
-	if err != nil {
-		return sc, err
-	}
-	sc.Classpath = cp
 	if cond.compress != nil {
 		sc.Compress = *cond.compress
 	}
@@ -198,5 +190,7 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 		return sc, fmt.Errorf("spawn mode needs --reader-heap")
 	}
 	sc.ServerHeap, sc.ReaderHeap = *cond.serverHeap, *cond.readerHeap
-	return sc, nil
+	src, err := serverSource(cmd, "spawn mode")
+	sc.Server = src
+	return sc, err
 }

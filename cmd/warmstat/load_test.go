@@ -2,19 +2,19 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
 // seed → load (attach) → report → compare, against real servers.
 func TestLoadCommandEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts evitaDB servers")
-	}
 	srcSrv, src := evitatest.Start(t)
 	dstSrv, _ := evitatest.Start(t)
 	evitatest.LoadFixture(t, context.Background(), src, "shop")
@@ -68,7 +68,11 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--source", "s:1"}, "either --pristine"},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-heap", "1g", "--reader-heap", "1g"}, "--evita-version V"},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-version", "0.0.0-none", "--server-heap", "1g", "--reader-heap", "1g"}, "is not fetched"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar"}, "--server-heap"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--server-heap", "1g", "--reader-heap", "1g"}, "server classpath entry x.jar: no such file"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--evita-version", "1", "--server-heap", "1g", "--reader-heap", "1g"}, "takes one server, got --evita-version and --classpath"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "README.md", "--server-heap", "1g", "--reader-heap", "1g"}, "server jar README.md: not a jar"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-home", t.TempDir(), "--server-heap", "1g", "--reader-heap", "1g"}, "not a git checkout"},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "main.go"}, "--server-heap"},
 		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V"},
 		{[]string{"seed"}, "--target host:port, or --pristine"},
 	} {
@@ -79,23 +83,67 @@ func TestLoadArguments(t *testing.T) {
 	}
 }
 
-// seed --pristine, then load in spawn mode, via the CLI.
+// Every server source a user has, through the CLI: seed --pristine from a runnable
+// server jar (java -jar), then spawn-mode loads from each of two releases and from an
+// evitaDB checkout; the manifests say how each server was obtained and what its own
+// jars say it is, and compare treats the two releases as the builds under test.
 func TestSpawnModeCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts evitaDB servers")
-	}
-	cp := evitatest.Classpath()
-	if cp == "" {
-		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server here; set WARMSTAT_EVITA_CLASSPATH to run against a local server")
-	}
+	older, newer := evitatest.TwoReleases(t)
 	tmp := t.TempDir()
-	out, stderr, code := runCLI(t, "seed", "--pristine", filepath.Join(tmp, "pristine"), "--catalog", "shop", "--scale", "0.001", "--classpath", cp, "--heap", "1g")
+	jar := filepath.Join(tmp, "dist", "evita-server.jar")
+	evitatest.LauncherJar(t, newer, jar)
+	pristine := filepath.Join(tmp, "pristine")
+	out, stderr, code := runCLI(t, "seed", "--pristine", pristine, "--catalog", "shop", "--scale", "0.001", "--server-jar", jar, "--heap", "1g")
 	if code != 0 || !strings.Contains(out, "pristine snapshot") {
-		t.Fatalf("seed --pristine: %d %s %s", code, out, stderr)
+		t.Fatalf("seed --pristine --server-jar: %d %s %s", code, out, stderr)
 	}
-	out, stderr, code = runCLI(t, "load", "--pristine", filepath.Join(tmp, "pristine"), "--catalog", "shop", "--classpath", cp,
-		"--server-heap", "1g", "--reader-heap", "1g", "--out", filepath.Join(tmp, "run"), "--build", "local", "--run-id", "s1")
-	if code != 0 || !strings.Contains(out, "writer GC:") || !strings.HasSuffix(strings.TrimSpace(out), "RUN_STATUS=MEASUREMENT-DONE-s1") {
-		t.Fatalf("load --pristine: %d\n%s\n%s", code, out, stderr)
+	load := func(id string, server ...string) *runfmt.Manifest {
+		t.Helper()
+		args := append([]string{"load", "--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
+			"--out", filepath.Join(tmp, "runs", id), "--build", id, "--run-id", id}, server...)
+		out, stderr, code := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "writer GC:") || !strings.HasSuffix(strings.TrimSpace(out), "RUN_STATUS=MEASUREMENT-DONE-"+id) {
+			t.Fatalf("load %v: %d\n%s\n%s", server, code, out, stderr)
+		}
+		m, err := runfmt.ReadManifest(filepath.Join(tmp, "runs", id, runfmt.ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, j := m.Server.Build, m.Server.JVM
+		if b == nil || j == nil || m.Reader.Build == nil || m.Reader.JVM == nil || b.Version == "" || b.BuildCommit == "" ||
+			len(b.ClasspathSHA256) != 64 || j.GC == "" || j.Vendor == "" || m.Machine.Kernel == "" {
+			t.Fatalf("%s: server %+v jvm %+v machine %+v", id, b, j, m.Machine)
+		}
+		return m
+	}
+	a := load("a", "--evita-version", older.Ref)
+	b := load("b", "--evita-version", newer.Ref)
+	if a.Server.Build.Source != runfmt.ServerFromRelease || a.Server.Build.Version != older.Ref || b.Server.Build.Version != newer.Ref ||
+		a.Server.Build.ClasspathSHA256 == b.Server.Build.ClasspathSHA256 {
+		t.Fatalf("releases recorded as %+v and %+v", a.Server.Build, b.Server.Build)
+	}
+	// an evitaDB checkout whose built jar is the newer release
+	root := filepath.Join(tmp, "evitaDB")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("target/\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git: %v %s", err, out)
+		}
+	}
+	_, stderr, code = runCLI(t, "load", "--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
+		"--out", filepath.Join(tmp, "runs", "nojar"), "--build", "c", "--evita-home", root)
+	if code != 1 || !strings.Contains(stderr, "mvn install -pl evita_server -am") {
+		t.Fatalf("checkout without a built jar: %d %s", code, stderr)
+	}
+	evitatest.LauncherJar(t, newer, filepath.Join(root, evitaserver.CheckoutJar))
+	c := load("c", "--evita-home", root)
+	if co := c.Server.Build.Checkout; c.Server.Build.Source != runfmt.ServerFromCheckout || co == nil || len(co.Commit) != 40 || co.Dirty {
+		t.Fatalf("checkout recorded as %+v", c.Server.Build)
+	}
+	// two releases: the server version is the build under test, not a refusal
+	out, stderr, code = runCLI(t, "compare", filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "b"))
+	if code != 0 || strings.Contains(out, "differs") {
+		t.Fatalf("compare of two releases: %d\n%s\n%s", code, out, stderr)
 	}
 }

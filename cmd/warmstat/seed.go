@@ -21,7 +21,7 @@ func seedCommand() *cli.Command {
 		Description: "--scale 1.0 gives the production totals (386,369 entities, 118,772 Product); the default 0.01 gives\n" +
 			"~3,900 entities. The same --seed and --scale give the same catalog, entity for entity. The shape is\n" +
 			"the profile (--print-profile shows it as JSON; --profile FILE replaces it).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "server host:port (gRPC)"},
 			&cli.StringFlag{Name: "catalog", Value: "seed", Usage: "catalog to create"},
 			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "scale factor (1.0 = production totals)"},
@@ -30,10 +30,8 @@ func seedCommand() *cli.Command {
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
-			&cli.StringFlag{Name: "evita-version", Usage: "with --pristine: a server version fetched by make evita"},
-			&cli.StringFlag{Name: "classpath", Usage: "with --pristine: the server's classpath instead of --evita-version"},
 			&cli.StringFlag{Name: "heap", Value: "2g", Usage: "with --pristine: the seeding server's heap"},
-		},
+		}, serverFlags("with --pristine")...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			p := seed.DefaultProfile()
 			if f := cmd.String("profile"); f != "" {
@@ -51,7 +49,7 @@ func seedCommand() *cli.Command {
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if dir := cmd.String("pristine"); dir != "" {
-				cp, err := serverClasspath(cmd, "seed --pristine")
+				src, err := serverSource(cmd, "seed --pristine")
 				if err != nil {
 					return err
 				}
@@ -59,7 +57,7 @@ func seedCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("--heap: %v", err)
 				}
-				st, err := seed.Pristine(ctx, cp, dir, cmd.String("catalog"), heap, p, cmd.Float("scale"), uint64(cmd.Int("seed")), evita.Probe)
+				st, err := seed.Pristine(ctx, src, dir, cmd.String("catalog"), heap, p, cmd.Float("scale"), uint64(cmd.Int("seed")), evita.Probe)
 				if err != nil {
 					return err
 				}

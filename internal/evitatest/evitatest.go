@@ -1,14 +1,23 @@
-// Package evitatest finds and starts real evitaDB servers for tests. A test that needs
-// one calls Start; without a server artifact it is skipped with the reason, so the
-// same tests run wherever `make evita` has fetched the server.
+// Package evitatest finds and starts real evitaDB servers for tests. A server-backed
+// test calls Server (or Start); without a server artifact it is skipped with the reason —
+// or failed, naming what is missing, when WARMSTAT_REQUIRE_SERVER=1 (as CI sets it).
+// Every server-backed test is counted in $WARMSTAT_SERVER_TESTS (a file; CI prints how
+// many ran and how many skipped), and holds a machine-wide lock while it runs: test
+// packages run in parallel, but their servers do not compete for this machine's cores,
+// so no test's timing depends on what another package's JVMs are doing.
 package evitatest
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,22 +25,140 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 )
 
-// Classpath is the server's classpath: $WARMSTAT_EVITA_CLASSPATH, else the newest
-// version `make evita` fetched; "" when there is none.
-func Classpath() string {
+// Releases are the evitaDB versions make evita fetched, oldest first.
+func Releases() []string {
+	files, _ := filepath.Glob(filepath.Join(evitaserver.FetchDir(), "*", ".complete"))
+	var vs []string
+	for _, f := range files {
+		vs = append(vs, filepath.Base(filepath.Dir(f)))
+	}
+	slices.SortFunc(vs, compareVersions)
+	return vs
+}
+
+// compareVersions orders dotted versions numerically where the parts are numbers.
+func compareVersions(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		na, ea := strconv.Atoi(pa[i])
+		nb, eb := strconv.Atoi(pb[i])
+		if ea == nil && eb == nil {
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
+		} else if c := cmp.Compare(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(pa), len(pb))
+}
+
+// Server is the server build tests run against: $WARMSTAT_EVITA_CLASSPATH, else the
+// release $WARMSTAT_EVITA_VERSION, else the newest release make evita fetched. It marks
+// t as server-backed (counted, locked; skipped or failed when there is none).
+func Server(t testing.TB) evitaserver.Source {
+	t.Helper()
 	if cp := os.Getenv("WARMSTAT_EVITA_CLASSPATH"); cp != "" {
-		return cp
+		s, err := evitaserver.FromClasspath(cp)
+		if err != nil {
+			unavailable(t, "WARMSTAT_EVITA_CLASSPATH: "+err.Error())
+		}
+		begin(t, "classpath")
+		return s
 	}
-	files, _ := filepath.Glob(filepath.Join(evitaserver.FetchDir(), "*", "classpath.txt"))
-	sort.Strings(files)
-	if len(files) == 0 {
-		return ""
+	v := os.Getenv("WARMSTAT_EVITA_VERSION")
+	if v == "" {
+		rs := Releases()
+		if len(rs) == 0 {
+			unavailable(t, "no evitaDB server: make evita has fetched no release into "+evitaserver.FetchDir()+
+				" (EVITA_REPO=<repository> make evita), and WARMSTAT_EVITA_CLASSPATH is not set")
+		}
+		v = rs[len(rs)-1]
 	}
-	b, err := os.ReadFile(files[len(files)-1])
+	return release(t, v)
+}
+
+// TwoReleases are the two newest fetched releases (older, newer), for tests that
+// compare builds.
+func TwoReleases(t testing.TB) (evitaserver.Source, evitaserver.Source) {
+	t.Helper()
+	rs := Releases()
+	if len(rs) < 2 {
+		unavailable(t, fmt.Sprintf("needs two evitaDB releases, make evita has fetched %v (make evita EVITA_VERSION=2026.2.2 and 2026.2.3)", rs))
+	}
+	return release(t, rs[len(rs)-2]), release(t, rs[len(rs)-1])
+}
+
+func release(t testing.TB, v string) evitaserver.Source {
+	t.Helper()
+	s, err := evitaserver.Release(v)
 	if err != nil {
-		return ""
+		unavailable(t, err.Error())
 	}
-	return strings.TrimSpace(string(b))
+	begin(t, v)
+	return s
+}
+
+// Required is true when a missing server is a failure (CI), not a reason to skip.
+func Required() bool { return os.Getenv("WARMSTAT_REQUIRE_SERVER") == "1" }
+
+func unavailable(t testing.TB, why string) {
+	t.Helper()
+	count(t, "skipped", why)
+	if Required() {
+		t.Fatalf("server-backed test cannot run (WARMSTAT_REQUIRE_SERVER=1): %s", why)
+	}
+	t.Skip(why)
+}
+
+var (
+	mu     sync.Mutex
+	locked = map[string]bool{}
+)
+
+// begin counts t as run and takes the machine-wide server-test lock for its duration.
+func begin(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		unavailable(t, "starts evitaDB servers (-short)")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if locked[t.Name()] {
+		return
+	}
+	count(t, "ran", what)
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "warmstat-server-tests.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Now()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(waited); d > time.Second {
+		t.Logf("waited %s for other packages' server tests", d.Round(time.Second))
+	}
+	locked[t.Name()] = true
+	t.Cleanup(func() {
+		mu.Lock()
+		delete(locked, t.Name())
+		mu.Unlock()
+		f.Close() // drops the lock
+	})
+}
+
+func count(t testing.TB, what, detail string) {
+	p := os.Getenv("WARMSTAT_SERVER_TESTS")
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%s\t%s\n", what, t.Name(), strings.ReplaceAll(detail, "\n", " "))
 }
 
 // Probe is evita.Probe (kept for the tests' readability).
@@ -41,14 +168,11 @@ var Probe = evita.Probe
 // test ends, and returns it with a connected client.
 func Start(t testing.TB) (*evitaserver.Server, *evita.Client) {
 	t.Helper()
-	cp := Classpath()
-	if cp == "" {
-		t.Skip("no evitaDB server: `make evita` could not fetch io.evitadb:evita_server (the Maven registry reachable here does not serve it); set WARMSTAT_EVITA_CLASSPATH to run against a local server")
-	}
+	src := Server(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	s, err := evitaserver.Start(ctx, evitaserver.Config{Classpath: cp, DataDir: filepath.Join(dir, "data"), HeapBytes: 1 << 30,
-		Compress: true, Probe: Probe, Ready: 3 * time.Minute})
+	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: src, DataDir: filepath.Join(dir, "data"), HeapBytes: 1 << 30,
+		Compress: true, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +183,20 @@ func Start(t testing.TB) (*evitaserver.Server, *evita.Client) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return s, c
+}
+
+// Repository is the extra Maven repository holding evitaDB ($WARMSTAT_EVITA_REPO, which
+// make test sets from EVITA_REPO), for tests of make evita itself. It marks t as
+// server-backed.
+func Repository(t testing.TB) string {
+	t.Helper()
+	r := os.Getenv("WARMSTAT_EVITA_REPO")
+	if r == "" {
+		unavailable(t, "no evitaDB Maven repository: set EVITA_REPO (make test passes it on as WARMSTAT_EVITA_REPO)")
+	}
+	if st, err := os.Stat(r); err != nil || !st.IsDir() {
+		unavailable(t, "WARMSTAT_EVITA_REPO "+r+" is not a directory")
+	}
+	begin(t, "repository "+r)
+	return r
 }

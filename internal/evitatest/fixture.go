@@ -194,11 +194,7 @@ func LoadCatalog(t testing.TB, ctx context.Context, c *evita.Client, name string
 	for _, d := range plan.Deferred {
 		must(t, s.UpdateEntitySchema(ctx, d))
 	}
-	alive, err := s.GoLive(ctx, 5*time.Minute, 30*time.Second, nil)
-	must(t, err)
-	if !alive {
-		t.Fatalf("%s did not reach ALIVE", name)
-	}
+	must(t, s.GoLive(ctx, 5*time.Minute, 30*time.Second, nil).Problem())
 }
 
 func must(t testing.TB, err error) {
