@@ -42,6 +42,9 @@ type Config struct {
 	// the load without reading; prefetch is a recorded condition runs are compared on.
 	Prefetch    bool
 	GoLiveStall time.Duration   // give up goLive after this long without progress
+	// GoLiveConfirm is how long the catalog's state is polled after goLive (default 2
+	// minutes): after a failed call for a late ALIVE, after a completed one to prove it.
+	GoLiveConfirm time.Duration
 	Manifest    runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
 	Progress    io.Writer       // nil = quiet
 	Now         func() time.Time
@@ -78,6 +81,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	if c.GoLiveStall == 0 {
 		c.GoLiveStall = 10 * time.Minute
+	}
+	if c.GoLiveConfirm == 0 {
+		c.GoLiveConfirm = 2 * time.Minute
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -226,7 +232,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 	}
 	c.logf("goLive ...\n")
-	m.GoLive = goLiveRecord(tgt.GoLive(ctx, c.GoLiveStall, 2*time.Minute, func(p int32) { c.logf("\rgoLive %3d%%", p) }))
+	m.GoLive = goLiveRecord(tgt.GoLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) }))
 	c.logf("\n")
 	m.Verification = l.verify(ctx, order)
 	return res, finish(res, nil)

@@ -3,6 +3,8 @@ package loader_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +13,13 @@ import (
 
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // servers starts a source server holding the fixture catalog "shop" and an empty target.
@@ -186,5 +192,74 @@ func TestInterrupted(t *testing.T) {
 	}
 	if n := rows(t, out); n != 2 {
 		t.Fatalf("rows %d: the in-flight upsert completes, nothing after it starts", n)
+	}
+}
+
+// goLive is recorded ok only when the catalog was read back ALIVE. The faults come from
+// a proxy in front of the real target: a real server cannot be made to fail the state
+// call at exactly that moment, nor to report a state other than ALIVE after a goLive
+// that completed.
+func TestGoLiveOutcomes(t *testing.T) {
+	src, _, _, _ := servers(t)
+	dstSrv, _ := evitatest.Start(t)
+	proxy := evitatest.StartProxy(t, dstSrv.Addr)
+	dst, err := evita.Dial(context.Background(), proxy.Addr, evita.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	warmingUp := evita.CatalogWarmingUp
+	for i, c := range []struct {
+		name   string
+		fault  func(calls int) (proto.Message, error) // for GetCatalogState after goLive
+		status string
+		detail string
+	}{
+		{"one failed state call is retried", func(calls int) (proto.Message, error) {
+			if calls == 1 {
+				return nil, status.Error(codes.Unavailable, "injected")
+			}
+			return nil, nil
+		}, runfmt.GoLiveOK, ""},
+		{"state never readable", func(int) (proto.Message, error) { return nil, status.Error(codes.Unavailable, "injected") },
+			runfmt.GoLiveUnconfirmed, "could not be read"},
+		{"not ALIVE afterwards", func(int) (proto.Message, error) {
+			return &pb.GrpcGetCatalogStateResponse{CatalogState: &warmingUp}, nil
+		}, runfmt.GoLiveFailed, "the catalog is WARMING_UP, not ALIVE"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			live, calls := false, 0
+			proxy.SetFault(func(ctx context.Context, method string) (proto.Message, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch evitatest.Short(method) {
+				case "GoLiveAndCloseWithProgress":
+					live = true
+				case "GetCatalogState":
+					if live {
+						calls++
+						return c.fault(calls)
+					}
+				}
+				return nil, nil
+			})
+			defer proxy.SetFault(nil)
+			cfg := config(src, dst, filepath.Join(t.TempDir(), "run"))
+			cfg.TargetCatalog = fmt.Sprintf("golive%d", i)
+			cfg.GoLiveConfirm = 5 * time.Second
+			res, err := loader.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := res.Manifest.GoLive
+			if g.Status != c.status || !strings.Contains(g.Error, c.detail) || g.Ns == nil {
+				t.Fatalf("goLive recorded as %+v, want %s (%s)", g, c.status, c.detail)
+			}
+			back, err := runfmt.ReadManifest(filepath.Join(res.Dir, runfmt.ManifestFile))
+			if err != nil || back.GoLive.Status != c.status {
+				t.Fatalf("manifest on disk: %v %+v", err, back)
+			}
+		})
 	}
 }
