@@ -41,13 +41,13 @@ type Config struct {
 	// source read sum then overlaps the upserts, so ingest (load - read) is no longer
 	// the load without reading; prefetch is a recorded condition runs are compared on.
 	Prefetch    bool
-	GoLiveStall time.Duration   // give up goLive after this long without progress
+	GoLiveStall time.Duration // give up goLive after this long without progress
 	// GoLiveConfirm is how long the catalog's state is polled after goLive (default 2
 	// minutes): after a failed call for a late ALIVE, after a completed one to prove it.
 	GoLiveConfirm time.Duration
-	Manifest    runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
-	Progress    io.Writer       // nil = quiet
-	Now         func() time.Time
+	Manifest      runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
+	Progress      io.Writer       // nil = quiet
+	Now           func() time.Time
 	// AfterUpsert, if set, runs after every completed upsert (fault tests use it).
 	AfterUpsert func(collection string, n int)
 }
