@@ -37,7 +37,7 @@ func (e *InputError) Error() string { return e.Msg }
 // (exit 2) are left out unless includeUnverified.
 func LoadGroup(name, path string, includeUnverified bool) (*Group, error) {
 	g := &Group{Name: name, Path: path}
-	dirs, err := runfmt.RunDirs(path)
+	dirs, _, err := runfmt.RunDirs(path)
 	if err != nil {
 		return nil, &InputError{fmt.Sprintf("%s: %v", name, err)}
 	}

@@ -93,7 +93,7 @@ func plotCommand() *cli.Command {
 // openRunDirs opens a run directory, or every run directory inside path; failed runs
 // (exit 1) are refused unless includeFailed.
 func openRunDirs(path string, includeFailed bool) ([]*runfmt.Run, error) {
-	dirs, err := runfmt.RunDirs(path)
+	dirs, _, err := runfmt.RunDirs(path)
 	if err != nil {
 		return nil, err
 	}
