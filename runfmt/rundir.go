@@ -212,7 +212,7 @@ func mustBeAbsentOrEmpty(dir string) error {
 		return err
 	}
 	if len(ents) > 0 {
-		return fmt.Errorf("%s exists and is not empty; refusing to overwrite it (choose a new --out)", dir)
+		return fmt.Errorf("%s exists and is not empty; refusing to overwrite it (choose another directory)", dir)
 	}
 	return nil
 }
