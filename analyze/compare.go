@@ -390,7 +390,7 @@ func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand
 	case sa.n() < 2 || sb.n() < 2:
 		r.Reason = fmt.Sprintf("%d run(s) in A, %d in B: an interval needs at least 2 per side", sa.n(), sb.n())
 		return r, notes
-	case variance(sa.y) == 0 && variance(sb.y) == 0:
+	case sa.same() && sb.same():
 		r.Reason = noSpread
 		return r, notes
 	}

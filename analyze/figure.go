@@ -176,6 +176,17 @@ func (s side) n() int { return len(s.y) }
 
 func (s side) mean() float64 { return mean(s.y) }
 
+// same reports whether every run has exactly the same figure. (Their variance is not
+// the test: the mean of three equal logarithms need not equal them to the last bit.)
+func (s side) same() bool {
+	for _, y := range s.y[1:] {
+		if y != s.y[0] {
+			return false
+		}
+	}
+	return true
+}
+
 // se2 is the squared standard error of the mean log figure: the runs' own variance
 // plus what rounding hides.
 func (s side) se2() float64 { return (variance(s.y) + s.u2) / float64(s.n()) }
@@ -239,7 +250,7 @@ func EstimateOf(runs []*RunSummary, coll string, m Metric) Estimate {
 	case s.n() < 2:
 		e.Reason = "1 run: an interval needs at least 2"
 		return e
-	case variance(s.y) == 0:
+	case s.same():
 		e.Reason = noSpread
 		return e
 	}

@@ -134,7 +134,7 @@ func RefusalLines(r *analyze.Refusal) []string {
 		}
 	}
 	if len(r.Duplicates) > 0 {
-		lines = append(lines, "refusing to compare: the same run appears more than once")
+		lines = append(lines, "refused: the same run appears more than once")
 		for _, d := range r.Duplicates {
 			lines = append(lines, "  "+duplicateLine(d))
 		}

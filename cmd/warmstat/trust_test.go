@@ -103,6 +103,14 @@ func TestQuantisedClocksNeverProveLessThanAStep(t *testing.T) {
 	if r.Verdict != "insufficient" || r.Low != nil || !strings.Contains(r.Reason, "same figure") {
 		t.Fatalf("2+2 identical 0.1 s readings: %+v", r)
 	}
+	// three equal readings: their mean log is not their log to the last bit, and must
+	// not pass for spread
+	a = writeRuns(t, tmp, "a3", 40, 1e8, 2.1, 2.1, 2.1)
+	b = writeRuns(t, tmp, "b3", 50, 1e8, 2.2, 2.2, 2.2)
+	d, _, _ = compareJSON(t, a, b)
+	if r = d.Rows[d.row("*", "golive")]; r.Verdict != "insufficient" || r.Low != nil {
+		t.Fatalf("3+3 identical 0.1 s readings: %+v", r)
+	}
 	// runs that do vary, read from a 0.1 s clock: a 4.6 % step apart on average, no verdict
 	a = writeRuns(t, tmp, "a5", 20, 1e8, 2.1, 2.1, 2.2, 2.1, 2.1)
 	b = writeRuns(t, tmp, "b5", 30, 1e8, 2.2, 2.2, 2.2, 2.3, 2.2)
