@@ -15,7 +15,7 @@ import (
 type Group struct {
 	Name     string // "A" or "B" in a comparison
 	Path     string
-	Build    string // the build label its runs share (CheckContract refuses a mix)
+	Build    string // the build label of its runs (a comparison refuses a mix)
 	Runs     []*runfmt.Run
 	Excluded []RunNote // runs left out of the whole group, with the reason
 	Included []RunNote // runs used although they carry a warning (unverified)

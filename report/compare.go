@@ -13,13 +13,14 @@ import (
 // CompareSchema is the JSON contract of `warmstat compare --format json`.
 const CompareSchema = "warmstat.compare/v1"
 
-// GroupJSON names one side.
+// GroupJSON names one side. Excluded are the runs left out of the whole group,
+// "DIR: reason".
 type GroupJSON struct {
-	Label    string            `json:"label"`
-	Runs     int               `json:"runs"`
-	Path     string            `json:"path"`
-	RunDirs  []string          `json:"run_dirs"`
-	Excluded []analyze.RunNote `json:"excluded"`
+	Label    string   `json:"label"`
+	Runs     int      `json:"runs"`
+	Path     string   `json:"path"`
+	RunDirs  []string `json:"run_dirs"`
+	Excluded []string `json:"excluded"`
 }
 
 // MismatchJSON is one differing condition: a and b are "value (runs 1-3)" lists;
@@ -56,7 +57,10 @@ type CompareJSON struct {
 }
 
 func groupJSON(g *analyze.Group) GroupJSON {
-	j := GroupJSON{Label: g.Build, Runs: len(g.Runs), Path: g.Path, RunDirs: []string{}, Excluded: append([]analyze.RunNote{}, g.Excluded...)}
+	j := GroupJSON{Label: g.Build, Runs: len(g.Runs), Path: g.Path, RunDirs: []string{}, Excluded: []string{}}
+	for _, e := range g.Excluded {
+		j.Excluded = append(j.Excluded, e.Run+": "+e.Reason)
+	}
 	for _, r := range g.Runs {
 		j.RunDirs = append(j.RunDirs, r.Dir)
 	}
