@@ -52,8 +52,10 @@ demo: build
 	echo "make demo: no evitaDB servers to fetch here; running the analysis side on bundled data"; \
 	$(MAKE) --no-print-directory demo-bundled
 
+# DEMO_DIR is claimed by the loader's ownership rule (scripts/owned-dir.sh): absent,
+# empty or marked by an earlier demo; anything else is refused, never wiped.
 demo-bundled: build
-	@rm -rf "$(DEMO_DIR)" && mkdir -p "$(DEMO_DIR)"
+	@./scripts/owned-dir.sh "$(DEMO_DIR)"
 	@for sc in ok golive-failed; do \
 	  ./$(BIN) import --java testdata/java/$$sc --out "$(DEMO_DIR)/$$sc" --server-heap 23g --build demo-$$sc || exit 1; \
 	done

@@ -43,6 +43,7 @@ func writeBigRun(tb testing.TB) *runfmt.Run {
 		GoLive: runfmt.GoLive{Status: runfmt.GoLiveSkipped}, Verification: runfmt.Verification{Status: runfmt.VerifySkip}}
 	for _, c := range productionShape {
 		col := runfmt.Collection{Name: c.name, Entities: c.n}
+		start := clock
 		for i := int64(0); i < c.n; i++ {
 			if i%1000 == 0 {
 				batch++
@@ -54,6 +55,7 @@ func writeBigRun(tb testing.TB) *runfmt.Run {
 			clock += up + 5000
 			col.UpsertNs += up
 		}
+		col.WallNs = clock - start
 		m.Collections = append(m.Collections, col)
 		m.Entities += c.n
 		m.Timings.UpsertNs += col.UpsertNs

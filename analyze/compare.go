@@ -6,218 +6,217 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/warmstat/warmstat/runfmt"
-	"gonum.org/v1/gonum/stat/distuv"
 )
-
-// Metric is one compared figure. Every metric is a time: higher is slower.
-type Metric string
-
-const (
-	MetricMean     Metric = "mean"
-	MetricMedian   Metric = "median"
-	MetricP95      Metric = "p95"
-	MetricP99      Metric = "p99"
-	MetricLoadWall Metric = "load_wall"
-	MetricIngest   Metric = "ingest"
-	MetricUpsert   Metric = "upsert"
-	MetricGoLive   Metric = "golive"
-	MetricTotal    Metric = "total"
-)
-
-// LatencyMetrics are per collection (and overall), in µs; RunMetrics are per run, in s.
-var (
-	LatencyMetrics = []Metric{MetricMean, MetricMedian, MetricP95, MetricP99}
-	RunMetrics     = []Metric{MetricLoadWall, MetricIngest, MetricUpsert, MetricGoLive, MetricTotal}
-)
-
-// Overall is the collection name of whole-run rows.
-const Overall = "*"
 
 // Method is how the confidence interval of a change is computed.
 type Method string
 
 const (
-	// MethodWelchT: Welch t-interval on the per-run log statistics (the run is the
-	// unit of replication). Calibrated at 2-5 runs per build; the default.
-	MethodWelchT Method = "welch-t"
-	// MethodTwoStage: percentile bootstrap that resamples runs, then the samples
+	// methodWelch: Welch t-interval on the per-run log figures (the run is the unit
+	// of replication). Calibrated at 2-5 runs per build; the default.
+	methodWelch Method = "welch-t"
+	// methodTwoStage: percentile bootstrap that resamples runs, then the samples
 	// inside each resampled run. Anti-conservative below ~10 runs per build.
-	MethodTwoStage Method = "two-stage-bootstrap"
-	// MethodCluster: percentile bootstrap over runs only. Unusable below ~10 runs.
-	MethodCluster Method = "cluster-bootstrap"
+	methodTwoStage Method = "two-stage-bootstrap"
+	// methodCluster: percentile bootstrap over runs only. Unusable below ~10 runs.
+	methodCluster Method = "cluster-bootstrap"
 )
 
-// ParseMethod validates a --method value.
+// ParseMethod validates an interval method's name.
 func ParseMethod(s string) (Method, error) {
 	switch Method(s) {
-	case MethodWelchT, MethodTwoStage, MethodCluster:
+	case methodWelch, methodTwoStage, methodCluster:
 		return Method(s), nil
 	}
-	return "", fmt.Errorf("unknown method %q (use %s, %s or %s)", s, MethodWelchT, MethodTwoStage, MethodCluster)
+	return "", fmt.Errorf("unknown method %q (use %s, %s or %s)", s, methodWelch, methodTwoStage, methodCluster)
 }
 
-// Verdicts.
+// Bootstrap reports whether the method resamples (and so depends on a seed).
+func (m Method) Bootstrap() bool { return m == methodTwoStage || m == methodCluster }
+
+// Verdict is what a row's interval says about the change.
+type Verdict string
+
 const (
-	Faster       = "faster"
-	Slower       = "slower"
-	Unresolved   = "unresolved"
-	Insufficient = "insufficient"
+	Faster       Verdict = "faster"       // the whole interval below -threshold
+	Slower       Verdict = "slower"       // the whole interval above +threshold
+	Unresolved   Verdict = "unresolved"   // the interval reaches into ±threshold
+	Insufficient Verdict = "insufficient" // no interval: Row.Reason says why
 )
 
-// CompareOptions configure Compare.
+// CompareOptions configure Compare. The zero value compares with welch-t at a 0 %
+// threshold, java quantiles and no gates.
 type CompareOptions struct {
-	ThresholdPct float64 // noise threshold: a verdict needs the whole interval beyond ±threshold
+	ThresholdPct float64 // a verdict needs the whole interval beyond ±ThresholdPct
 	Method       Method
-	Resamples    int
+	Resamples    int // bootstrap resamples (0 = 10,000)
 	Seed         uint64
 	Quantiles    Quantiles
+	// AllowMismatch are contract fields allowed to differ (never the build): the
+	// comparison proceeds and says it is not comparable.
+	AllowMismatch []string
+	// Gate judges Gates ("COLLECTION/METRIC"; none given = the dominant collection's
+	// mean and */ingest) and reports each in Comparison.Gates.
+	Gate  bool
+	Gates []string
 }
 
-// Row is one metric of one collection.
-type Row struct {
-	Collection string   `json:"collection"`
-	Metric     Metric   `json:"metric"`
-	Unit       string   `json:"unit"`
-	A          *float64 `json:"a"` // geometric mean across the group's runs
-	B          *float64 `json:"b"`
-	RunsA      int      `json:"runs_a"`
-	RunsB      int      `json:"runs_b"`
-	DeltaPct   *float64 `json:"delta_pct"`
-	CILowPct   *float64 `json:"ci_low_pct"`
-	CIHighPct  *float64 `json:"ci_high_pct"`
-	Verdict    string   `json:"verdict"`
-	// CVPct is the pooled between-run coefficient of variation (log scale), the
-	// noise the interval is built from; nil with fewer than 2 runs on both sides.
-	CVPct *float64 `json:"between_run_cv_pct"`
+// OptionError is an option value analyze cannot work with. Option is the
+// CompareOptions field (or the parameter) it came from.
+type OptionError struct {
+	Option string
+	Value  string
+	Msg    string
 }
 
-// Comparison is the result of comparing group B against group A.
-type Comparison struct {
-	A, B        *Group
-	Options     CompareOptions
-	Dominant    string // the collection shown first (Product, or the largest by wall)
-	Rows        []Row
-	Collections []string // compared collections, dominant first, then by A's wall share
-	Notes       []string
-}
+func (e *OptionError) Error() string { return fmt.Sprintf("%q: %s", e.Value, e.Msg) }
 
-// perRun holds one run's figures for every metric.
-type perRun struct {
-	lat   map[string]map[Metric]float64 // collection -> metric -> ns
-	clock map[Metric]float64            // ns; absent when not defined (goLive failed)
-	// what the two-stage bootstrap needs per collection (nil otherwise)
-	samples map[string]resampleSet
-}
-
-// resampleSet is what it takes to redraw a statistic of a with-replacement resample
-// of one run's samples: the SD for the mean, and for each quantile the sorted values
-// of the ranks a resample can plausibly pick. The k-th order statistic of a resample
-// of n is x[floor(n*U)], U ~ Beta(k+1, n-k), whose SD is about sqrt(p(1-p)/n); a
-// window of ±8 SD (plus slack) around rank k holds it except with negligible
-// probability, so no run is ever fully sorted.
-type resampleSet struct {
-	n       int
-	sd      float64
-	windows map[Metric]window
-}
-
-type window struct {
-	lo     int     // rank of sorted[0]
-	sorted []int64 // the values of ranks lo .. lo+len-1, ascending
-}
-
-func newResampleSet(v []int64, q Quantiles) resampleSet {
-	n := len(v)
-	rs := resampleSet{n: n, sd: sampleSD(v), windows: map[Metric]window{}}
-	if n == 0 {
-		return rs
+func (o *CompareOptions) check() error {
+	if math.IsNaN(o.ThresholdPct) || o.ThresholdPct < 0 || o.ThresholdPct >= 100 {
+		return &OptionError{"ThresholdPct", fmt.Sprint(o.ThresholdPct), "the noise threshold is a percentage from 0 up to (not including) 100"}
 	}
-	type span struct{ lo, hi int }
-	spans := map[Metric]span{}
-	prev := -1
-	overlap := n < 8192 // small runs: one sort is cheap, and windows may overlap
-	for _, m := range []Metric{MetricMedian, MetricP95, MetricP99} {
-		p := quantileOf[m] / 100
-		k := rankOf(n, quantileOf[m], q)
-		half := int(8*math.Sqrt(p*(1-p)*float64(n))) + 3
-		sp := span{max(0, k-half), min(n-1, k+half)}
-		overlap = overlap || sp.lo <= prev
-		prev = sp.hi
-		spans[m] = sp
-	}
-	if overlap {
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		for m, sp := range spans {
-			rs.windows[m] = window{lo: sp.lo, sorted: sorted[sp.lo : sp.hi+1]}
-		}
-		return rs
-	}
-	from := 0 // v[:from] holds the smallest ranks already placed
-	for _, m := range []Metric{MetricMedian, MetricP95, MetricP99} {
-		sp := spans[m]
-		if sp.lo > from {
-			selectNth(v[from:], sp.lo-from)
-		}
-		if sp.hi > sp.lo {
-			selectNth(v[sp.lo+1:], sp.hi-sp.lo-1)
-		}
-		w := slices.Clone(v[sp.lo : sp.hi+1])
-		slices.Sort(w)
-		rs.windows[m] = window{lo: sp.lo, sorted: w}
-		from = sp.hi + 1
-	}
-	return rs
-}
-
-// rankOf is the 0-based rank a quantile definition picks (the lower one for linear).
-func rankOf(n int, p float64, q Quantiles) int {
-	if q == QuantilesLinear {
-		return int(float64(n-1) * p / 100)
-	}
-	return min(n-1, int(p*float64(n)/100))
-}
-
-// Compare computes every row. The caller checks the contract first.
-func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
-	if o.Resamples <= 0 {
+	if o.Resamples == 0 {
 		o.Resamples = 10000
+	}
+	if o.Resamples < 100 || o.Resamples > 1_000_000 {
+		return &OptionError{"Resamples", fmt.Sprint(o.Resamples), "bootstrap resamples must be from 100 to 1,000,000"}
+	}
+	if o.Method == "" {
+		o.Method = methodWelch
+	}
+	if _, err := ParseMethod(string(o.Method)); err != nil {
+		return &OptionError{"Method", string(o.Method), err.Error()}
 	}
 	if o.Quantiles == "" {
 		o.Quantiles = QuantilesJava
 	}
-	keep := o.Method == MethodTwoStage
+	if _, err := ParseQuantiles(string(o.Quantiles)); err != nil {
+		return &OptionError{"Quantiles", string(o.Quantiles), err.Error()}
+	}
+	fields := ContractFields()
+	for _, f := range o.AllowMismatch {
+		if f == "build" || !slices.Contains(fields, f) {
+			return &OptionError{"AllowMismatch", f, "not a contract field that may differ (one of " + strings.Join(fields[1:], ", ") +
+				"; a build cannot be mixed within a group)"}
+		}
+	}
+	return nil
+}
+
+// Row is one metric of one collection ("*" = the whole run).
+type Row struct {
+	Collection string   `json:"collection"`
+	Metric     Metric   `json:"metric"`
+	Unit       string   `json:"unit"` // "us" or "s"
+	A          *float64 `json:"a"`    // geometric mean across the group's runs
+	B          *float64 `json:"b"`
+	RunsA      int      `json:"runs_a"` // runs the figure rests on (fewer than the group's: see Comparison.Excluded)
+	RunsB      int      `json:"runs_b"`
+	DeltaPct   *float64 `json:"delta_pct"`
+	CILowPct   *float64 `json:"ci_low_pct"`
+	CIHighPct  *float64 `json:"ci_high_pct"`
+	Verdict    Verdict  `json:"verdict"`
+	// CVPct is the pooled between-run coefficient of variation (log scale), the
+	// noise the interval is built from; nil with fewer than 2 runs on both sides.
+	CVPct *float64 `json:"between_run_cv_pct"`
+	// ResolutionPct is how much the interval was widened on each side for the
+	// clocks' rounding (nil for exact clocks).
+	ResolutionPct *float64 `json:"resolution_pct,omitempty"`
+	// Reason says why there is no interval (verdict insufficient).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Name is the row's name as gates and exclusions spell it: "Product/mean", "*/ingest".
+func (r Row) Name() string { return r.Collection + "/" + string(r.Metric) }
+
+// Comparison is group B compared against group A.
+type Comparison struct {
+	A, B        *Group
+	Options     CompareOptions
+	Dominant    string   // the collection shown first (Product, or the largest by wall)
+	Collections []string // compared collections, dominant first, then by A's wall share
+	Rows        []Row
+	// Excluded are runs left out of some rows (those left out of a whole group are in
+	// Group.Excluded), with the rows and the reason.
+	Excluded []RunNote
+	// Mismatches are conditions that differ but were allowed: not comparable.
+	Mismatches []Mismatch
+	Gates      []GateResult
+	Advice     *Advice
+	Notes      []string
+}
+
+// Comparable is false when allowed mismatches make the comparison's figures those of
+// different conditions.
+func (c *Comparison) Comparable() bool { return len(c.Mismatches) == 0 }
+
+// runData is one run as the comparison needs it.
+type runData struct {
+	sum     *RunSummary
+	samples map[string]resampleSet // two-stage bootstrap only
+}
+
+// Compare checks the comparability contract and, unless it refuses (*Refusal),
+// computes every row: every collection present in both groups and the whole run.
+func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	ref := &Refusal{Duplicates: duplicates(a, b)}
+	var allowed []Mismatch
+	for _, m := range checkContract(a, b) {
+		if m.Field != "build" && slices.Contains(o.AllowMismatch, m.Field) {
+			allowed = append(allowed, m)
+		} else {
+			ref.Mismatches = append(ref.Mismatches, m)
+		}
+	}
+	if len(ref.Mismatches) > 0 || len(ref.Duplicates) > 0 {
+		return nil, ref
+	}
+	keep := o.Method == methodTwoStage
 	both, err := collect(append(slices.Clone(a.Runs), b.Runs...), o.Quantiles, keep)
 	if err != nil {
 		return nil, err
 	}
 	ra, rb := both[:len(a.Runs)], both[len(a.Runs):]
-	c := &Comparison{A: a, B: b, Options: o}
+	c := &Comparison{A: a, B: b, Options: o, Mismatches: allowed}
 	c.Collections, c.Dominant, c.Notes = collectionOrder(a, b)
 	c.computeRows(ra, rb)
+	c.Advice = advise(c)
+	if n := driftNote(a, b); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
+	if o.Gate {
+		if err := c.judgeGates(o.Gates); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
 // computeRows fills c.Rows, spreading rows over the cores; each row has its own
 // generator seeded from (seed, row index), so output does not depend on scheduling.
-func (c *Comparison) computeRows(ra, rb []perRun) {
+func (c *Comparison) computeRows(ra, rb []runData) {
 	type job struct {
 		coll string
 		m    Metric
 	}
 	var jobs []job
 	for _, coll := range append(slices.Clone(c.Collections), Overall) {
-		for _, m := range LatencyMetrics {
+		for _, m := range latencyMetrics {
 			jobs = append(jobs, job{coll, m})
 		}
 	}
-	for _, m := range RunMetrics {
+	for _, m := range clockMetrics {
 		jobs = append(jobs, job{Overall, m})
 	}
 	c.Rows = make([]Row, len(jobs))
+	out := make([][]RunNote, len(jobs))
 	var wg sync.WaitGroup
 	next := make(chan int, len(jobs))
 	for i := range jobs {
@@ -230,16 +229,33 @@ func (c *Comparison) computeRows(ra, rb []perRun) {
 			defer wg.Done()
 			for i := range next {
 				rng := rand.New(rand.NewPCG(c.Options.Seed, uint64(i)+0x9e3779b97f4a7c15))
-				c.Rows[i] = c.row(jobs[i].coll, jobs[i].m, ra, rb, rng)
+				c.Rows[i], out[i] = c.row(jobs[i].coll, jobs[i].m, ra, rb, rng)
 			}
 		}()
 	}
 	wg.Wait()
+	c.Excluded = mergeNotes(out)
+}
+
+// mergeNotes folds per-row notes into one note per run and reason, listing its rows.
+func mergeNotes(rows [][]RunNote) []RunNote {
+	var out []RunNote
+	for _, notes := range rows {
+		for _, n := range notes {
+			k := slices.IndexFunc(out, func(o RunNote) bool { return o.Group == n.Group && o.Run == n.Run && o.Reason == n.Reason })
+			if k < 0 {
+				out = append(out, RunNote{Group: n.Group, Run: n.Run, Reason: n.Reason})
+				k = len(out) - 1
+			}
+			out[k].Rows = append(out[k].Rows, n.Rows...)
+		}
+	}
+	return out
 }
 
 // collect summarizes runs, one per available core at a time.
-func collect(runs []*runfmt.Run, q Quantiles, keep bool) ([]perRun, error) {
-	out := make([]perRun, len(runs))
+func collect(runs []*runfmt.Run, q Quantiles, keep bool) ([]runData, error) {
+	out := make([]runData, len(runs))
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
@@ -249,7 +265,7 @@ func collect(runs []*runfmt.Run, q Quantiles, keep bool) ([]perRun, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i], errs[i] = summarizeRun(run, q, keep)
+			out[i].sum, out[i].samples, errs[i] = summarize(run, q, keep)
 		}()
 	}
 	wg.Wait()
@@ -259,37 +275,6 @@ func collect(runs []*runfmt.Run, q Quantiles, keep bool) ([]perRun, error) {
 		}
 	}
 	return out, nil
-}
-
-func summarizeRun(run *runfmt.Run, q Quantiles, keep bool) (perRun, error) {
-	p := perRun{lat: map[string]map[Metric]float64{}, clock: map[Metric]float64{}}
-	var s *RunSummary
-	var err error
-	s, p.samples, err = summarize(run, q, keep)
-	if err != nil {
-		return p, err
-	}
-	put := func(name string, st Stats) {
-		if st.Count == 0 {
-			return
-		}
-		p.lat[name] = map[Metric]float64{MetricMean: st.MeanNs, MetricMedian: st.MedianNs, MetricP95: st.P95Ns, MetricP99: st.P99Ns}
-	}
-	for _, c := range s.Collections {
-		put(c.Name, c.Stats)
-	}
-	put(Overall, s.Overall)
-	t := run.Manifest.Timings
-	p.clock[MetricLoadWall] = float64(t.LoadWallNs)
-	p.clock[MetricIngest] = float64(s.IngestNs())
-	p.clock[MetricUpsert] = float64(t.UpsertNs)
-	if g := run.Manifest.GoLive; g.Status == runfmt.GoLiveOK && g.Ns != nil {
-		// a failed goLive contributes no goLive and no TOTAL sample
-		p.clock[MetricGoLive] = float64(*g.Ns)
-		tot, _ := s.TotalNs()
-		p.clock[MetricTotal] = float64(tot)
-	}
-	return p, nil
 }
 
 // collectionOrder picks the collections present in both groups: the dominant one
@@ -306,9 +291,7 @@ func collectionOrder(a, b *Group) ([]string, string, []string) {
 	seen := map[string]bool{}
 	for _, r := range a.Runs {
 		for _, c := range r.Manifest.Collections {
-			if r.Manifest.Timings.LoadWallNs > 0 {
-				share[c.Name] += float64(c.WallNs) / float64(r.Manifest.Timings.LoadWallNs)
-			}
+			share[c.Name] += pctOf(c.WallNs, r.Manifest.Timings.LoadWallNs)
 			if !inB[c.Name] && !seen[c.Name] {
 				notes = append(notes, fmt.Sprintf("collection %s is only in A; not compared", c.Name))
 			}
@@ -350,62 +333,91 @@ func collectionOrder(a, b *Group) ([]string, string, []string) {
 	return names, dom, notes
 }
 
-// value extracts one metric of one run (ns), false when the run has no such figure.
-func (p perRun) value(coll string, m Metric) (float64, bool) {
-	if coll == Overall {
-		if v, ok := p.clock[m]; ok {
-			return v, true
+// driftNote warns when every run of one build started before every run of the
+// other: a slow drift of the machine then reads as a change of the build.
+func driftNote(a, b *Group) string {
+	first := func(g *Group, last bool) (t int64, ok bool) {
+		for i, r := range g.Runs {
+			s := r.Manifest.StartedAt
+			if s == nil {
+				return 0, false
+			}
+			if i == 0 || (last && s.UnixNano() > t) || (!last && s.UnixNano() < t) {
+				t = s.UnixNano()
+			}
 		}
+		return t, len(g.Runs) > 1
 	}
-	if lm, ok := p.lat[coll]; ok {
-		v, ok := lm[m]
-		return v, ok
+	aFirst, ok1 := first(a, false)
+	aLast, ok2 := first(a, true)
+	bFirst, ok3 := first(b, false)
+	bLast, ok4 := first(b, true)
+	if !ok1 || !ok2 || !ok3 || !ok4 || (aLast >= bFirst && bLast >= aFirst) {
+		return ""
 	}
-	return 0, false
+	early, late := a.Name, b.Name
+	if bLast < aFirst {
+		early, late = b.Name, a.Name
+	}
+	return fmt.Sprintf("every run of %s started before every run of %s: a slow drift of the machine would read as a change of the build; interleave the runs (A B A B ...)", early, late)
 }
 
-func (c *Comparison) row(coll string, m Metric, ra, rb []perRun, rng *rand.Rand) Row {
-	r := Row{Collection: coll, Metric: m, Unit: "us", Verdict: Insufficient}
-	scale := 1e3
-	if slices.Contains(RunMetrics, m) {
-		r.Unit, scale = "s", 1e9
-	}
-	var idxA, idxB []int
-	la, lb := logs(ra, coll, m, &idxA), logs(rb, coll, m, &idxB)
-	r.RunsA, r.RunsB = len(la), len(lb)
-	if len(la) > 0 {
-		v := math.Exp(mean(la)) / scale
+func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand) (Row, []RunNote) {
+	unit, scale := m.unit()
+	r := Row{Collection: coll, Metric: m, Unit: unit, Verdict: Insufficient}
+	sa, sb := gather(c.A.Name, summaries(ra), coll, m), gather(c.B.Name, summaries(rb), coll, m)
+	notes := append(sa.out, sb.out...)
+	r.RunsA, r.RunsB = sa.n(), sb.n()
+	if sa.n() > 0 {
+		v := math.Exp(sa.mean()) / scale
 		r.A = &v
 	}
-	if len(lb) > 0 {
-		v := math.Exp(mean(lb)) / scale
+	if sb.n() > 0 {
+		v := math.Exp(sb.mean()) / scale
 		r.B = &v
 	}
-	if len(la) == 0 || len(lb) == 0 {
-		return r
+	if sa.n() == 0 || sb.n() == 0 {
+		r.Reason = "no figure on one side"
+		return r, notes
 	}
-	d := mean(lb) - mean(la)
+	d := sb.mean() - sa.mean()
 	r.DeltaPct = pct(d)
-	if cv, ok := pooledSD(la, lb); ok {
-		v := 100 * (math.Exp(cv) - 1)
-		r.CVPct = &v
+	if df := float64(sa.n() - 1 + sb.n() - 1); df > 0 {
+		cv := math.Sqrt((variance(sa.y)*float64(sa.n()-1) + variance(sb.y)*float64(sb.n()-1)) / df)
+		r.CVPct = pct(cv)
 	}
-	if len(la) < 2 || len(lb) < 2 {
-		return r
+	switch {
+	case sa.n() < 2 || sb.n() < 2:
+		r.Reason = fmt.Sprintf("%d run(s) in A, %d in B: an interval needs at least 2 per side", sa.n(), sb.n())
+		return r, notes
+	case sa.same() && sb.same():
+		r.Reason = noSpread
+		return r, notes
 	}
 	var lo, hi float64
-	switch c.Options.Method {
-	case MethodTwoStage, MethodCluster:
-		lo, hi = c.bootstrap(coll, m, ra, rb, idxA, idxB, rng)
-	default:
-		lo, hi = welch(la, lb)
+	if c.Options.Method.Bootstrap() {
+		lo, hi = c.bootstrap(coll, m, ra, rb, sa.at, sb.at, rng)
+	} else {
+		lo, hi = welch(sa, sb)
+	}
+	if w := sa.bias + sb.bias; w > 0 {
+		lo, hi = lo-w, hi+w
+		r.ResolutionPct = pct(w)
 	}
 	r.CILowPct, r.CIHighPct = pct(lo), pct(hi)
 	r.Verdict = verdict(*r.CILowPct, *r.CIHighPct, c.Options.ThresholdPct)
-	return r
+	return r, notes
 }
 
-func verdict(lo, hi, threshold float64) string {
+func summaries(rs []runData) []*RunSummary {
+	out := make([]*RunSummary, len(rs))
+	for i, r := range rs {
+		out[i] = r.sum
+	}
+	return out
+}
+
+func verdict(lo, hi, threshold float64) Verdict {
 	switch {
 	case lo > threshold:
 		return Slower
@@ -420,182 +432,72 @@ func pct(logRatio float64) *float64 {
 	return &v
 }
 
-func logs(runs []perRun, coll string, m Metric, idx *[]int) []float64 {
-	var out []float64
-	for i, p := range runs {
-		if v, ok := p.value(coll, m); ok && v > 0 {
-			out = append(out, math.Log(v))
-			*idx = append(*idx, i)
-		}
-	}
-	return out
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func variance(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	m := mean(v)
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return s / float64(len(v)-1)
-}
-
-// pooledSD is the pooled between-run standard deviation of the log statistic.
-func pooledSD(a, b []float64) (float64, bool) {
-	df := float64(len(a)-1) + float64(len(b)-1)
-	if df <= 0 {
-		return 0, false
-	}
-	return math.Sqrt((variance(a)*float64(len(a)-1) + variance(b)*float64(len(b)-1)) / df), true
-}
-
-// welch is the 95% Welch t-interval of mean(b) - mean(a).
-func welch(a, b []float64) (float64, float64) {
-	d := mean(b) - mean(a)
-	na, nb := float64(len(a)), float64(len(b))
-	qa, qb := variance(a)/na, variance(b)/nb
+// welch is the 95 % Welch t-interval of mean(b) - mean(a) on the log scale, each
+// side's variance including its clocks' rounding.
+func welch(a, b side) (float64, float64) {
+	d := b.mean() - a.mean()
+	qa, qb := a.se2(), b.se2()
 	se := math.Sqrt(qa + qb)
-	if se == 0 {
-		return d, d
-	}
+	na, nb := float64(a.n()), float64(b.n())
 	df := (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))
 	df = math.Max(df, math.Min(na, nb)-1)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	t := t975(df)
 	return d - t*se, d + t*se
 }
 
-// TQuantile975 is t(0.975, df).
-func TQuantile975(df float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+// Advice is what the observed noise means for the run counts: the 95 % half-width at
+// 2, 3 and 5 runs per build and the runs per build that would resolve a 5 % and a
+// 10 % change, from the between-run variation of one row (the dominant collection's
+// mean, else the load wall-clock).
+type Advice struct {
+	Collection  string
+	Metric      Metric
+	CVPct       float64
+	HalfWidths  [][2]float64 // {runs per build, half-width %}
+	RunsToClear [][2]float64 // {change %, runs per build}; a change that needs more than 1,000 runs is left out
 }
 
-// bootstrap is a percentile interval of mean(log θ_B*) - mean(log θ_A*): runs are
-// resampled with replacement; with the two-stage method each resampled run's
-// statistic is then redrawn from its own with-replacement resampling distribution.
-func (c *Comparison) bootstrap(coll string, m Metric, ra, rb []perRun, ia, ib []int, rng *rand.Rand) (float64, float64) {
-	within := c.Options.Method == MethodTwoStage && slices.Contains(LatencyMetrics, m)
-	da := drawers(ra, ia, coll, m, within, c.Options.Quantiles)
-	db := drawers(rb, ib, coll, m, within, c.Options.Quantiles)
-	side := func(d []drawer) float64 {
-		s := 0.0
-		for range d {
-			s += d[rng.IntN(len(d))].draw(rng)
+func advise(c *Comparison) *Advice {
+	var ref *Row
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		if r.CVPct != nil && ((r.Collection == c.Dominant && r.Metric == metricMean) || (ref == nil && r.Metric == metricLoadWall)) {
+			ref = r
 		}
-		return s / float64(len(d))
 	}
-	B := c.Options.Resamples
-	diffs := make([]float64, B)
-	for i := range diffs {
-		diffs[i] = side(db) - side(da)
+	if ref == nil {
+		return nil
 	}
-	slices.Sort(diffs)
-	return diffs[int(math.Floor(0.025*float64(B-1)))], diffs[int(math.Ceil(0.975*float64(B-1)))]
-}
-
-// drawer draws the log statistic of one run, either fixed (cluster bootstrap, or a
-// per-run clock) or as the statistic of one with-replacement resample of the run's
-// samples, without materializing the resample.
-type drawer struct {
-	logPoint float64
-	fixed    bool
-	n        int
-	mean     bool
-	point    float64
-	seMean   float64 // sd/sqrt(n): the mean of a resample is normal by the CLT
-	win      window
-	a, b     float64 // a quantile of a resample is x[floor(n*U)], U ~ Beta(a, b)
-	mu, sdU  float64 // normal approximation of that Beta for large n
-}
-
-var quantileOf = map[Metric]float64{MetricMedian: 50, MetricP95: 95, MetricP99: 99}
-
-func drawers(runs []perRun, idx []int, coll string, m Metric, within bool, q Quantiles) []drawer {
-	out := make([]drawer, len(idx))
-	for i, k := range idx {
-		v, _ := runs[k].value(coll, m)
-		d := drawer{logPoint: math.Log(v), point: v, fixed: true}
-		if set, ok := runs[k].samples[coll]; within && ok && set.n > 0 {
-			n := set.n
-			d.fixed, d.n = false, n
-			if m == MetricMean {
-				d.mean, d.seMean = true, set.sd/math.Sqrt(float64(n))
-			} else {
-				kth := rankOf(n, quantileOf[m], q)
-				d.win = set.windows[m]
-				d.a, d.b = float64(kth+1), float64(n-kth)
-				d.mu = d.a / (d.a + d.b)
-				d.sdU = math.Sqrt(d.mu * (1 - d.mu) / (d.a + d.b + 1))
-			}
+	a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.CVPct}
+	for _, n := range []int{2, 3, 5} {
+		a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), halfWidthPct(a.CVPct, n)})
+	}
+	for _, e := range []float64{5, 10} {
+		if n := runsToResolve(a.CVPct, e, c.Options.ThresholdPct); n > 0 {
+			a.RunsToClear = append(a.RunsToClear, [2]float64{e, float64(n)})
 		}
-		out[i] = d
 	}
-	return out
+	return a
 }
 
-func (d *drawer) draw(rng *rand.Rand) float64 {
-	if d.fixed {
-		return d.logPoint
-	}
-	n := d.n
-	if d.mean {
-		return math.Log(math.Max(d.point+rng.NormFloat64()*d.seMean, 1))
-	}
-	var u float64
-	if n >= 1000 {
-		u = d.mu + rng.NormFloat64()*d.sdU
-	} else {
-		u = distuv.Beta{Alpha: d.a, Beta: d.b, Src: rng}.Rand()
-	}
-	i := int(math.Floor(float64(n)*u)) - d.win.lo
-	i = max(0, min(len(d.win.sorted)-1, i)) // outside the ±8 SD window: clamp (negligible)
-	return math.Log(math.Max(float64(d.win.sorted[i]), 1))
-}
-
-func sampleSD(x []int64) float64 {
-	if len(x) < 2 {
-		return 0
-	}
-	m := 0.0
-	for _, v := range x {
-		m += float64(v)
-	}
-	m /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (float64(v) - m) * (float64(v) - m)
-	}
-	return math.Sqrt(s / float64(len(x)-1))
-}
-
-// RunsToResolve is the smallest runs per build whose 95% interval half-width,
+// runsToResolve is the smallest runs per build whose 95 % interval half-width,
 // t(2R-2)*sqrt(2/R)*cv, leaves an effect of effectPct clear of the threshold;
 // 0 when the effect is not larger than the threshold or needs more than 1000 runs.
-func RunsToResolve(cvPct, effectPct, thresholdPct float64) int {
+func runsToResolve(cvPct, effectPct, thresholdPct float64) int {
 	room := math.Log1p(effectPct/100) - math.Log1p(thresholdPct/100)
 	if room <= 0 {
 		return 0
 	}
 	cv := math.Log1p(cvPct / 100)
 	for r := 2; r <= 1000; r++ {
-		if TQuantile975(float64(2*r-2))*math.Sqrt(2/float64(r))*cv <= room {
+		if t975(float64(2*r-2))*math.Sqrt(2/float64(r))*cv <= room {
 			return r
 		}
 	}
 	return 0
 }
 
-// HalfWidthPct is the 95% half-width (in %) with r runs per build at a between-run CV.
-func HalfWidthPct(cvPct float64, r int) float64 {
-	return 100 * (math.Exp(TQuantile975(float64(2*r-2))*math.Sqrt(2/float64(r))*math.Log1p(cvPct/100)) - 1)
+// halfWidthPct is the 95 % half-width (in %) with r runs per build at a between-run CV.
+func halfWidthPct(cvPct float64, r int) float64 {
+	return 100 * (math.Exp(t975(float64(2*r-2))*math.Sqrt(2/float64(r))*math.Log1p(cvPct/100)) - 1)
 }

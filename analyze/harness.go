@@ -18,7 +18,7 @@ func CheckHarnessFigures(rep *runfmt.HarnessReport, s *RunSummary) error {
 		if printed < 0 {
 			return nil
 		}
-		if got := JavaTenths(int64(ns), 1000); got != printed {
+		if got := javaTenths(int64(ns), 1000); got != printed {
 			return fmt.Errorf("%s: %s %s %s µs printed by the harness, but the CSV gives %s µs (CSV from another run?)",
 				rep.File, where, what, tenths(printed), tenths(got))
 		}

@@ -1,7 +1,3 @@
-// Package analyze turns run directories into numbers: per-run latency summaries with
-// the Java harness's definitions, the load/ingest/goLive separation, and (in
-// compare.go) across-run intervals, the comparability contract and verdicts.
-// It never talks to a server.
 package analyze
 
 import (
@@ -26,7 +22,7 @@ const (
 	QuantilesLinear Quantiles = "linear"
 )
 
-// ParseQuantiles validates a --quantiles value.
+// ParseQuantiles validates a quantile method's name.
 func ParseQuantiles(s string) (Quantiles, error) {
 	switch Quantiles(s) {
 	case QuantilesJava, QuantilesLinear:
@@ -34,6 +30,31 @@ func ParseQuantiles(s string) (Quantiles, error) {
 	}
 	return "", fmt.Errorf("unknown quantile method %q (use java or linear)", s)
 }
+
+// rank is the one definition of where percentile p of n sorted samples lies: the
+// 0-based index of the sample it picks, and for linear quantiles the weight of the
+// next sample in the interpolation.
+func rank(n int, p float64, q Quantiles) (k int, frac float64) {
+	if q == QuantilesLinear {
+		h := float64(n-1) * p / 100
+		k = int(math.Floor(h))
+		return k, h - float64(k)
+	}
+	return min(n-1, int(math.Floor(p*float64(n)/100))), 0
+}
+
+// quantileSorted is percentile p of sorted samples (n > 0).
+func quantileSorted(v []int64, p float64, q Quantiles) float64 {
+	k, frac := rank(len(v), p, q)
+	x := float64(v[k])
+	if frac > 0 && k+1 < len(v) {
+		x += frac * float64(v[k+1]-v[k])
+	}
+	return x
+}
+
+// percentiles are the three a summary carries.
+var percentiles = [3]float64{50, 95, 99}
 
 // Stats summarizes upsert latencies, in nanoseconds.
 type Stats struct {
@@ -54,33 +75,29 @@ type CollectionSummary struct {
 	WallNs   int64
 	ReadNs   int64
 	UpsertNs int64
+	// ShareOfWallPct is the collection's wall-clock over the load wall-clock (0 when
+	// that is 0, as the Java harness prints it).
+	ShareOfWallPct float64
 }
 
-// RunSummary is everything report needs about one run.
+// RunSummary is everything a report needs about one run; every derived figure is
+// computed here, not where it is shown.
 type RunSummary struct {
 	Run         *runfmt.Run
 	Quantiles   Quantiles
 	Overall     Stats
 	Collections []CollectionSummary // manifest (load) order
-}
-
-// Manifest is a shortcut to the run's manifest.
-func (s *RunSummary) Manifest() *runfmt.Manifest { return s.Run.Manifest }
-
-// IngestNs is load wall-clock minus source read: the time the load would take if
-// reading the source were free.
-func (s *RunSummary) IngestNs() int64 {
-	t := s.Manifest().Timings
-	return t.LoadWallNs - t.SourceReadNs
-}
-
-// TotalNs is load wall-clock plus goLive, defined only when goLive completed.
-func (s *RunSummary) TotalNs() (int64, bool) {
-	m := s.Manifest()
-	if m.GoLive.Status != runfmt.GoLiveOK || m.GoLive.Ns == nil {
-		return 0, false
-	}
-	return m.Timings.LoadWallNs + *m.GoLive.Ns, true
+	// IngestNs is load wall-clock minus source read: the time the load would take if
+	// reading the source were free. Never negative: within its rounding a read may
+	// print longer than its load, and then ingest is below the clock's resolution.
+	IngestNs int64
+	// TotalNs is load wall-clock plus goLive; nil unless goLive completed.
+	TotalNs *int64
+	// Shares of the load wall-clock in percent (0 when it is 0).
+	UpsertSharePct, ReadSharePct, IngestSharePct float64
+	// Entities per second over pure upsert time, the load wall-clock and ingest (0
+	// when the time is 0, as the Java harness prints them).
+	PerSecondUpsert, PerSecondWall, PerSecondIngest float64
 }
 
 // Summarize reads the run's CSV once (validating it against the manifest) and
@@ -98,14 +115,14 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 	samples := make([][]int64, len(m.Collections))
 	for i, c := range m.Collections {
 		idx[c.Name] = i
-		samples[i] = make([]int64, 0, c.Entities)
+		samples[i] = make([]int64, 0, min(c.Entities, 1<<20)) // a manifest is not trusted with an allocation
 	}
 	lastName, i := "", 0
 	err := run.ScanRows(func(r runfmt.Row) error {
 		if r.Collection != lastName {
 			lastName, i = r.Collection, idx[r.Collection]
 		}
-		if len(samples[i]) == cap(samples[i]) {
+		if int64(len(samples[i])) == m.Collections[i].Entities {
 			// ScanRows reports the count mismatch at the end; do not grow past the manifest
 			return nil
 		}
@@ -123,98 +140,88 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 	}
 	for i, c := range m.Collections {
 		all = append(all, samples[i]...)
-		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: StatsOf(samples[i], q),
-			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs})
+		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: statsOf(samples[i], q),
+			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs, ShareOfWallPct: pctOf(c.WallNs, m.Timings.LoadWallNs)})
 		if keep {
 			kept[c.Name] = newResampleSet(samples[i], q)
 		}
 	}
-	s.Overall = StatsOf(all, q)
+	s.Overall = statsOf(all, q)
 	if keep {
 		kept[Overall] = newResampleSet(all, q)
 	}
+	s.derive()
 	return s, kept, nil
 }
 
-// StatsOfSorted summarizes already sorted samples without reordering them.
-func StatsOfSorted(v []int64, q Quantiles) Stats {
-	n := len(v)
-	if n == 0 {
-		return Stats{}
+// derive computes the run's clocks-derived figures.
+func (s *RunSummary) derive() {
+	m := s.Run.Manifest
+	t := m.Timings
+	s.IngestNs = max(0, t.LoadWallNs-t.SourceReadNs)
+	if g := m.GoLive; g.Status == runfmt.GoLiveOK && g.Ns != nil {
+		tot := t.LoadWallNs + *g.Ns // cannot overflow: the manifest checks it
+		s.TotalNs = &tot
 	}
-	st := Stats{Count: int64(n), MinNs: v[0], MaxNs: v[n-1]}
-	for _, x := range v {
-		st.SumNs += x
-	}
-	pick := func(p float64) float64 {
-		if q == QuantilesLinear {
-			h := float64(n-1) * p / 100
-			k := int(math.Floor(h))
-			if k+1 >= n {
-				return float64(v[n-1])
-			}
-			return float64(v[k]) + (h-float64(k))*float64(v[k+1]-v[k])
-		}
-		return float64(v[min(n-1, int(int64(p)*int64(n)/100))])
-	}
-	if q == QuantilesLinear {
-		st.MeanNs = float64(st.SumNs) / float64(n)
-	} else {
-		st.MeanNs = float64(st.SumNs / int64(n))
-	}
-	st.MedianNs, st.P95Ns, st.P99Ns = pick(50), pick(95), pick(99)
-	return st
+	s.UpsertSharePct = pctOf(t.UpsertNs, t.LoadWallNs)
+	s.ReadSharePct = pctOf(t.SourceReadNs, t.LoadWallNs)
+	s.IngestSharePct = pctOf(s.IngestNs, t.LoadWallNs)
+	s.PerSecondUpsert = perSecond(m.Entities, t.UpsertNs)
+	s.PerSecondWall = perSecond(m.Entities, t.LoadWallNs)
+	s.PerSecondIngest = perSecond(m.Entities, s.IngestNs)
 }
 
-// StatsOf summarizes samples, reordering them in place. Only three order statistics
+func pctOf(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}
+
+func perSecond(n, ns int64) float64 {
+	if ns <= 0 {
+		return 0
+	}
+	return float64(n) * 1e9 / float64(ns)
+}
+
+// statsOf summarizes samples, reordering them in place. Only three order statistics
 // are needed, so it selects them (expected O(n)) instead of sorting (O(n log n)).
-func StatsOf(v []int64, q Quantiles) Stats {
+func statsOf(v []int64, q Quantiles) Stats {
 	n := int64(len(v))
 	if n == 0 {
 		return Stats{}
 	}
 	st := Stats{Count: n, MinNs: v[0], MaxNs: v[0]}
 	for _, x := range v {
-		st.SumNs += x
+		st.SumNs += x // a run's rows are checked against its clocks: no overflow
 		st.MinNs = min(st.MinNs, x)
 		st.MaxNs = max(st.MaxNs, x)
 	}
-	switch q {
-	case QuantilesLinear:
+	if q == QuantilesLinear {
 		st.MeanNs = float64(st.SumNs) / float64(n)
-		ps := orderStats(v, []float64{50, 95, 99}, true)
-		st.MedianNs, st.P95Ns, st.P99Ns = ps[0], ps[1], ps[2]
-	default:
+	} else {
 		st.MeanNs = float64(st.SumNs / n)
-		ps := orderStats(v, []float64{50, 95, 99}, false)
-		st.MedianNs, st.P95Ns, st.P99Ns = ps[0], ps[1], ps[2]
 	}
+	ps := orderStats(v, percentiles[:], q)
+	st.MedianNs, st.P95Ns, st.P99Ns = ps[0], ps[1], ps[2]
 	return st
 }
 
-// orderStats returns the percentiles ps (ascending) of v, reordering v. With linear
-// false it is the Java pick sorted[min(n-1, floor(p*n/100))]; with linear true the
-// type-7 interpolation between sorted[floor(h)] and sorted[floor(h)+1], h=(n-1)p/100.
-func orderStats(v []int64, ps []float64, linear bool) []float64 {
+// orderStats returns the percentiles ps (ascending) of v as rank defines them,
+// reordering v: each needed rank is selected, never the whole of v sorted.
+func orderStats(v []int64, ps []float64, q Quantiles) []float64 {
 	n := len(v)
 	out := make([]float64, len(ps))
 	lo := 0 // v[:lo] holds the lo smallest values, already placed
 	for i, p := range ps {
-		var k int
-		var frac float64
-		if linear {
-			h := float64(n-1) * p / 100
-			k = int(math.Floor(h))
-			frac = h - float64(k)
-		} else {
-			k = min(n-1, int(int64(p)*int64(n)/100))
-		}
+		k, frac := rank(n, p, q)
 		if k < lo { // two percentiles on the same index
 			k = lo - 1
 		}
 		selectNth(v[lo:], k-lo)
 		x := float64(v[k])
-		if linear && frac > 0 && k+1 < n {
+		if frac > 0 && k+1 < n {
 			next := slices.Min(v[k+1:])
 			x += frac * float64(next-v[k])
 		}
@@ -273,10 +280,10 @@ func bitsLen(n int) int {
 	return b
 }
 
-// JavaTenths is how the Java harness prints a non-negative integer quantity with
+// javaTenths is how the Java harness prints a non-negative integer quantity with
 // %.1f after dividing by unit (1000 for µs from ns, 1e9 for s from ns): Java rounds
 // the exact decimal HALF_UP, which for integers is (v + unit/20) / (unit/10).
-func JavaTenths(v int64, unit int64) int64 {
+func javaTenths(v int64, unit int64) int64 {
 	step := unit / 10
 	return (v + step/2) / step
 }

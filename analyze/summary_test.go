@@ -26,23 +26,23 @@ func TestJavaDefinitionsByHand(t *testing.T) {
 	for i := range v {
 		v[i] = int64(100 - i) // 100..1, unsorted
 	}
-	st := StatsOf(v, QuantilesJava)
+	st := statsOf(v, QuantilesJava)
 	if st.P95Ns != 96 || st.P99Ns != 100 || st.MedianNs != 51 || st.MinNs != 1 || st.MaxNs != 100 {
 		t.Fatalf("n=100: %+v", st)
 	}
 	// even count: the median is the upper middle; the mean truncates to whole ns
-	st = StatsOf([]int64{4, 1, 3, 2}, QuantilesJava)
+	st = statsOf([]int64{4, 1, 3, 2}, QuantilesJava)
 	if st.MedianNs != 3 || st.MeanNs != 2 { // 10/4 = 2.5 -> 2
 		t.Fatalf("n=4: %+v", st)
 	}
-	st = StatsOf([]int64{4, 1, 3, 2}, QuantilesLinear)
+	st = statsOf([]int64{4, 1, 3, 2}, QuantilesLinear)
 	if st.MedianNs != 2.5 || st.MeanNs != 2.5 || math.Abs(st.P95Ns-3.85) > 1e-9 {
 		t.Fatalf("linear n=4: %+v", st)
 	}
-	if st := StatsOf(nil, QuantilesJava); st != (Stats{}) {
+	if st := statsOf(nil, QuantilesJava); st != (Stats{}) {
 		t.Fatalf("empty: %+v", st)
 	}
-	if st := StatsOf([]int64{7}, QuantilesLinear); st.P99Ns != 7 || st.MedianNs != 7 {
+	if st := statsOf([]int64{7}, QuantilesLinear); st.P99Ns != 7 || st.MedianNs != 7 {
 		t.Fatalf("single: %+v", st)
 	}
 }
@@ -65,13 +65,13 @@ func TestSelectionEqualsSorting(t *testing.T) {
 			slices.Sort(v) // sorted input: the classic quickselect worst case
 		}
 		mean, p50, p95, p99 := javaReference(v)
-		st := StatsOf(slices.Clone(v), QuantilesJava)
+		st := statsOf(slices.Clone(v), QuantilesJava)
 		if int64(st.MeanNs) != mean || int64(st.MedianNs) != p50 || int64(st.P95Ns) != p95 || int64(st.P99Ns) != p99 {
 			t.Fatalf("n=%d spread=%d: got %+v want mean %d p50 %d p95 %d p99 %d", n, spread, st, mean, p50, p95, p99)
 		}
 		s := slices.Clone(v)
 		slices.Sort(s)
-		lin := StatsOf(slices.Clone(v), QuantilesLinear)
+		lin := statsOf(slices.Clone(v), QuantilesLinear)
 		for _, c := range []struct {
 			p   float64
 			got float64
@@ -94,8 +94,8 @@ func TestJavaTenths(t *testing.T) {
 	for _, c := range []struct{ v, unit, want int64 }{
 		{8_281_550, 1000, 82816}, {8_281_549, 1000, 82815}, {250, 1000, 3}, {1_050_000_000, 1e9, 11}, {15_007_000_000, 1e9, 150},
 	} {
-		if got := JavaTenths(c.v, c.unit); got != c.want {
-			t.Errorf("JavaTenths(%d, %d) = %d, want %d", c.v, c.unit, got, c.want)
+		if got := javaTenths(c.v, c.unit); got != c.want {
+			t.Errorf("javaTenths(%d, %d) = %d, want %d", c.v, c.unit, got, c.want)
 		}
 	}
 }
@@ -135,9 +135,9 @@ func TestResampleWindows(t *testing.T) {
 			sorted := slices.Clone(v)
 			slices.Sort(sorted)
 			rs := newResampleSet(v, q)
-			for _, m := range []Metric{MetricMedian, MetricP95, MetricP99} {
+			for _, m := range []Metric{metricMedian, metricP95, metricP99} {
 				w := rs.windows[m]
-				k := rankOf(n, quantileOf[m], q)
+				k, _ := rank(n, quantileOf[m], q)
 				if k < w.lo || k >= w.lo+len(w.sorted) {
 					t.Fatalf("n=%d %s: rank %d outside window [%d,%d)", n, m, k, w.lo, w.lo+len(w.sorted))
 				}

@@ -2,6 +2,7 @@ package evitaserver
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,71 @@ func TestCopyTreeAndChecksum(t *testing.T) {
 	}
 	if err := CopyTree(src, dst); err == nil {
 		t.Fatal("copying over existing files must fail, not overwrite")
+	}
+}
+
+// The demo's directory follows the same ownership rule as the loader's work directory:
+// scripts/owned-dir.sh (what make demo-bundled runs instead of rm -rf) must reach the
+// same outcome as PrepareDataDir in every case, and the Makefile must use it.
+func TestOwnedDirScriptFollowsTheRule(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "scripts", "owned-dir.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	cases := map[string]func(d string){
+		"absent": func(d string) {},
+		"empty":  func(d string) { os.Mkdir(d, 0o755) },
+		"ours": func(d string) {
+			os.MkdirAll(filepath.Join(d, "old", "x"), 0o755)
+			os.WriteFile(filepath.Join(d, OwnerMarker), []byte("m"), 0o644)
+			os.WriteFile(filepath.Join(d, ".hidden"), []byte("h"), 0o644)
+		},
+		"foreign": func(d string) {
+			os.MkdirAll(d, 0o755)
+			os.WriteFile(filepath.Join(d, "thesis.tex"), []byte("precious"), 0o644)
+		},
+		"file":    func(d string) { os.WriteFile(d, []byte("x"), 0o644) },
+		"symlink": func(d string) { os.Symlink(os.TempDir(), d) },
+	}
+	listing := func(d string) string {
+		var names []string
+		filepath.Walk(d, func(p string, info os.FileInfo, err error) error {
+			if err == nil {
+				rel, _ := filepath.Rel(d, p)
+				names = append(names, rel)
+			}
+			return nil
+		})
+		return strings.Join(names, " ")
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			goDir, shDir := filepath.Join(t.TempDir(), "d"), filepath.Join(t.TempDir(), "d")
+			setup(goDir)
+			setup(shDir)
+			goErr := PrepareDataDir(goDir)
+			out, shErr := exec.Command("bash", script, shDir).CombinedOutput()
+			if (goErr == nil) != (shErr == nil) {
+				t.Fatalf("PrepareDataDir: %v; owned-dir.sh: %v %s", goErr, shErr, out)
+			}
+			if g, s := listing(goDir), listing(shDir); g != s {
+				t.Fatalf("after PrepareDataDir: %q, after owned-dir.sh: %q", g, s)
+			}
+			if goErr != nil && !strings.Contains(string(out), "refusing") {
+				t.Fatalf("the script must say why: %s", out)
+			}
+		})
+	}
+	mk, err := os.ReadFile(filepath.Join("..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recipe, _ := strings.Cut(string(mk), "\ndemo-bundled:")
+	recipe, _, _ = strings.Cut(recipe, "\n\n")
+	if !strings.Contains(recipe, "scripts/owned-dir.sh \"$(DEMO_DIR)\"") || strings.Contains(recipe, "rm -rf") {
+		t.Fatalf("make demo-bundled must claim DEMO_DIR through scripts/owned-dir.sh, never rm -rf it:%s", recipe)
 	}
 }

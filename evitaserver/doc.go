@@ -3,7 +3,8 @@
 //
 // Present now (usable and tested without an evitaDB artifact):
 //   - ParseGCLog / ParseGCFiles: pause counts and pause time from a JDK -Xlog:gc* log,
-//     counting each pause once (JDK 17 writes a [gc,start] and a [gc] line per pause).
+//     counting each pause once (JDK 17 writes a [gc,start] and a [gc] line per pause);
+//     a file that is not such a log is refused, never read as "0 pauses".
 //   - Memory: the machine's memory and cgroup limit, and CheckHeapsFit, which refuses
 //     heaps that do not fit the limit before any JVM starts.
 //   - PrepareDataDir: the ownership rule — a data directory is wiped only when it is

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // GCSummary is what one JVM's GC log says about its pauses.
@@ -38,41 +39,92 @@ func (s GCSummary) ShareOf(wallNs int64) float64 {
 var (
 	pauseRe  = regexp.MustCompile(`\[gc\s*\]\s+GC\((\d+)\) Pause (\w+)\b.*?(\d+(?:\.\d+)?)ms\s*$`)
 	uptimeRe = regexp.MustCompile(`\[(\d+(?:\.\d+)?)s\]`)
+	// gcLineRe is a unified-logging line (-Xlog) whose tag set starts with gc:
+	// "[0.048s][info][gc          ] ..." or "[...][info][gc,start    ] ...".
+	gcLineRe = regexp.MustCompile(`^(?:\[[^\]]*\])*?\[gc[\s,\]]`)
 )
 
-// ParseGCLog reads one GC log.
-func ParseGCLog(r io.Reader) (GCSummary, error) {
+// NotGCLogError is a file that is not the -Xlog:gc output of a JVM. Reading it as
+// "no pauses" would record 0 where the truth is unknown.
+type NotGCLogError struct {
+	File   string
+	Reason string
+}
+
+func (e *NotGCLogError) Error() string {
+	return fmt.Sprintf("%s: not a JVM GC log: %s (expected the output of -Xlog:gc*:file=...:uptime,level,tags)", e.File, e.Reason)
+}
+
+// ParseGCLog reads one GC log; name is used in errors.
+func ParseGCLog(r io.Reader, name string) (GCSummary, error) {
 	var s GCSummary
-	err := parseInto(r, &s, map[string]bool{})
-	return s, err
+	n, err := parseInto(r, &s, map[string]bool{})
+	if err != nil {
+		return s, err
+	}
+	return s, checkLog(name, n, s)
 }
 
 // ParseGCFiles reads a log and its rotations (e.g. gc.log.0 … gc.log.4 and gc.log),
-// counting a pause that appears in two files once.
+// counting a pause that appears in two files once. A file with content that carries
+// no GC line is refused, and so is a set with no GC line at all (an empty file) or
+// without the JVM uptime the pause share is measured against.
 func ParseGCFiles(paths ...string) (GCSummary, error) {
 	var s GCSummary
 	seen := map[string]bool{}
+	var total lineCount
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			return s, err
 		}
-		err = parseInto(f, &s, seen)
+		n, err := parseInto(f, &s, seen)
 		f.Close()
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", p, err)
 		}
+		if n.text > 0 && n.gc == 0 {
+			return s, &NotGCLogError{File: p, Reason: fmt.Sprintf("none of its %d lines carries a [gc...] tag", n.text)}
+		}
+		total.text += n.text
+		total.gc += n.gc
 	}
-	return s, nil
+	if len(paths) == 0 {
+		return s, fmt.Errorf("no GC log given")
+	}
+	return s, checkLog(strings.Join(paths, ", "), total, s)
 }
 
-func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) error {
+type lineCount struct{ text, gc int }
+
+func checkLog(name string, n lineCount, s GCSummary) error {
+	switch {
+	case n.text == 0:
+		return &NotGCLogError{File: name, Reason: "it is empty"}
+	case n.gc == 0:
+		return &NotGCLogError{File: name, Reason: fmt.Sprintf("none of its %d lines carries a [gc...] tag", n.text)}
+	case s.UptimeNs == 0:
+		return &NotGCLogError{File: name, Reason: "its lines carry no uptime decorator ([12.345s]), so the share of time in pauses is unknown"}
+	}
+	return nil
+}
+
+func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) (lineCount, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := 0
+	var n lineCount
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		n.text++
+		if !gcLineRe.MatchString(text) {
+			continue
+		}
+		n.gc++
 		if m := uptimeRe.FindStringSubmatch(text); m != nil {
 			if up, err := strconv.ParseFloat(m[1], 64); err == nil && int64(up*1e9) > s.UptimeNs {
 				s.UptimeNs = int64(up * 1e9)
@@ -89,7 +141,7 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) error {
 		seen[key] = true
 		ms, err := strconv.ParseFloat(m[3], 64)
 		if err != nil {
-			return fmt.Errorf("line %d: pause duration %q: %v", line, m[3], err)
+			return n, fmt.Errorf("line %d: pause duration %q: %v", line, m[3], err)
 		}
 		ns := int64(ms * 1e6)
 		s.PauseNs += ns
@@ -103,5 +155,5 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) error {
 			s.Other++
 		}
 	}
-	return sc.Err()
+	return n, sc.Err()
 }

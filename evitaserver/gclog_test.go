@@ -80,3 +80,37 @@ func TestParseGCLogRotationCountsOnce(t *testing.T) {
 		t.Fatal("missing file accepted")
 	}
 }
+
+// A file that is not a GC log must never be recorded as "0 pauses": unknown is not 0.
+func TestParseGCRefusesWhatIsNotAGCLog(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	good := write("gc.log", "[2026-11-29T19:27:56.392+0000][0.048s][info][gc          ] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 6M->1M(64M) 1.836ms\n")
+	quiet := write("quiet.log", "[0.005s][info][gc,init] Version: 17.0.12+7 (release)\n[0.006s][info][gc     ] Using G1\n")
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"readme", []string{write("README.md", "# warmstat\n\nHow long does publishing take?\n")}, "README.md: not a JVM GC log: none of its 2 lines carries a [gc...] tag"},
+		{"empty", []string{"/dev/null"}, "/dev/null: not a JVM GC log: it is empty"},
+		{"readme among rotations", []string{write("README2.md", "text\n"), good}, "README2.md: not a JVM GC log"},
+		{"no uptime", []string{write("time-only.log", "[2026-11-29T19:27:56.392+0000][info][gc] GC(0) Pause Young (Normal) 6M->1M(64M) 1.836ms\n")}, "no uptime decorator"},
+	} {
+		if _, err := ParseGCFiles(c.files...); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// a real log without a single pause is a real 0
+	s, err := ParseGCFiles(quiet)
+	if err != nil || s.Pauses() != 0 || s.UptimeNs != 6e6 {
+		t.Fatalf("pause-free log: %+v %v", s, err)
+	}
+	if _, err := ParseGCLog(strings.NewReader(""), "stdin"); err == nil {
+		t.Fatal("empty reader accepted")
+	}
+}

@@ -3,6 +3,7 @@ package evitaserver
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -130,11 +131,14 @@ func CheckHeapsFit(m Machine, heaps map[string]int64) error {
 		if m.CgroupLimit != nil && *m.CgroupLimit < m.MemoryBytes {
 			src = "cgroup " + m.LimitSource
 		}
-		return fmt.Errorf("heaps do not fit: %s = %s needed, but the memory limit is %s (%s); lower --server-heap/--reader-heap",
-			strings.Join(parts, ", "), fmtBytes(total), fmtBytes(limit), src)
+		return fmt.Errorf("%w: %s = %s needed, but the memory limit is %s (%s); lower the heaps",
+			ErrHeapsDoNotFit, strings.Join(parts, ", "), fmtBytes(total), fmtBytes(limit), src)
 	}
 	return nil
 }
+
+// ErrHeapsDoNotFit is what CheckHeapsFit's refusal wraps.
+var ErrHeapsDoNotFit = errors.New("heaps do not fit")
 
 func fmtBytes(v int64) string { return runfmt.FormatBytes(&v) }
 

@@ -58,6 +58,10 @@ type Result struct {
 	Dir      string
 }
 
+// ErrTargetExists: the target catalog exists, and Config.ReplaceTarget did not ask to
+// drop it.
+var ErrTargetExists = errors.New("it is dropped only when replacing it is asked for")
+
 // AbortError says the load stopped before its end; the run directory records where.
 type AbortError struct {
 	Where string
@@ -161,7 +165,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if _, known, err := c.Target.CatalogState(ctx, c.TargetCatalog); err != nil {
 		return nil, err
 	} else if known && !c.ReplaceTarget {
-		return nil, fmt.Errorf("target catalog %q already exists on %s; --replace-target drops it", c.TargetCatalog, c.Target.Addr)
+		return nil, fmt.Errorf("target catalog %q already exists on %s: %w", c.TargetCatalog, c.Target.Addr, ErrTargetExists)
 	} else if known {
 		if _, err := c.Target.DeleteCatalogIfExists(ctx, c.TargetCatalog); err != nil {
 			return nil, err

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -11,7 +13,8 @@ import (
 // CompareSchema is the JSON contract of `warmstat compare --format json`.
 const CompareSchema = "warmstat.compare/v1"
 
-// GroupJSON names one side.
+// GroupJSON names one side. Excluded are the runs left out of the whole group,
+// "DIR: reason".
 type GroupJSON struct {
 	Label    string   `json:"label"`
 	Runs     int      `json:"runs"`
@@ -20,119 +23,226 @@ type GroupJSON struct {
 	Excluded []string `json:"excluded"`
 }
 
-// CompareJSON is the stable JSON shape of a comparison (or of a refusal: comparable
-// false, mismatches set, no rows).
+// MismatchJSON is one differing condition: a and b are "value (runs 1-3)" lists;
+// for a difference within one group, a is its first value and b the others.
+type MismatchJSON struct {
+	Field  string `json:"field"`
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Within string `json:"within,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// CompareJSON is the stable JSON shape of a comparison, or of a refusal (comparable
+// false, mismatches or duplicates set, no rows).
 type CompareJSON struct {
-	Schema            string             `json:"schema"`
-	Comparable        bool               `json:"comparable"`
-	Mismatches        []analyze.Mismatch `json:"mismatches"`
-	AllowedMismatches []string           `json:"allowed_mismatches"`
-	A                 GroupJSON          `json:"a"`
-	B                 GroupJSON          `json:"b"`
-	Rows              []analyze.Row      `json:"rows"`
-	ThresholdPct      float64            `json:"threshold_pct"`
-	Method            string             `json:"method"`
-	Resamples         int                `json:"resamples"`
-	Seed              uint64             `json:"seed"`
-	Quantiles         string             `json:"quantiles"`
-	Dominant          string             `json:"dominant_collection"`
-	Notes             []string           `json:"notes"`
-	Footnotes         []string           `json:"footnotes"`
+	Schema            string               `json:"schema"`
+	Comparable        bool                 `json:"comparable"`
+	Mismatches        []MismatchJSON       `json:"mismatches"`
+	Duplicates        []analyze.Duplicate  `json:"duplicates"`
+	AllowedMismatches []string             `json:"allowed_mismatches"`
+	A                 GroupJSON            `json:"a"`
+	B                 GroupJSON            `json:"b"`
+	Rows              []analyze.Row        `json:"rows"`
+	Excluded          []analyze.RunNote    `json:"excluded_from_rows"`
+	Gates             []analyze.GateResult `json:"gates"`
+	ThresholdPct      float64              `json:"threshold_pct"`
+	Method            string               `json:"method"`
+	Resamples         int                  `json:"resamples"`
+	Seed              uint64               `json:"seed"`
+	Quantiles         string               `json:"quantiles"`
+	Dominant          string               `json:"dominant_collection"`
+	Notes             []string             `json:"notes"`
+	Footnotes         []string             `json:"footnotes"`
 }
 
 func groupJSON(g *analyze.Group) GroupJSON {
-	j := GroupJSON{Label: g.Label(), Runs: len(g.Runs), Path: g.Path, Excluded: append([]string{}, g.Excluded...)}
+	j := GroupJSON{Label: g.Build, Runs: len(g.Runs), Path: g.Path, RunDirs: []string{}, Excluded: []string{}}
+	for _, e := range g.Excluded {
+		j.Excluded = append(j.Excluded, e.Run+": "+e.Reason)
+	}
 	for _, r := range g.Runs {
 		j.RunDirs = append(j.RunDirs, r.Dir)
 	}
 	return j
 }
 
-// CompareView selects what a comparison shows.
-type CompareView struct {
-	All        bool     // every collection, not just the dominant one and the overall rows
-	Allowed    []string // contract fields the user let differ (--allow-mismatch)
-	Mismatches []analyze.Mismatch
-}
-
-// BuildCompare assembles the JSON form (used by every format).
-func BuildCompare(c *analyze.Comparison, v CompareView) *CompareJSON {
-	j := &CompareJSON{Schema: CompareSchema, Comparable: len(v.Allowed) == 0, Mismatches: v.Mismatches, AllowedMismatches: v.Allowed,
-		A: groupJSON(c.A), B: groupJSON(c.B), ThresholdPct: c.Options.ThresholdPct, Method: string(c.Options.Method),
-		Resamples: c.Options.Resamples, Seed: c.Options.Seed, Quantiles: string(c.Options.Quantiles), Dominant: c.Dominant}
-	if j.Mismatches == nil {
-		j.Mismatches = []analyze.Mismatch{}
-	}
-	if j.AllowedMismatches == nil {
-		j.AllowedMismatches = []string{}
-	}
-	j.Notes = append(j.Notes, c.Notes...)
-	for _, g := range []*analyze.Group{c.A, c.B} {
-		for _, e := range g.Excluded {
-			j.Notes = append(j.Notes, fmt.Sprintf("%s: excluded %s", g.Name, e))
-		}
-		j.Notes = append(j.Notes, prefixAll(g.Name+": ", g.Included)...)
-	}
-	for _, r := range c.Rows {
-		if v.All || r.Collection == analyze.Overall || r.Collection == c.Dominant {
-			j.Rows = append(j.Rows, r)
-		}
-	}
-	j.Footnotes = footnotes(c)
-	return j
-}
-
-func prefixAll(p string, s []string) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = p + x
+// settings renders a condition's values with their runs: "23g (runs 1-3)".
+func settings(ss []analyze.Setting) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Value + " (" + runRanges(s.Runs) + ")"
 	}
 	return out
 }
 
-// footnotes explain what the run counts can and cannot resolve, from the observed
-// between-run variation of the dominant collection's mean (else the load wall-clock).
-func footnotes(c *analyze.Comparison) []string {
-	var ref *analyze.Row
-	for i := range c.Rows {
-		r := &c.Rows[i]
-		if r.CVPct != nil && ((r.Collection == c.Dominant && r.Metric == analyze.MetricMean) || (ref == nil && r.Metric == analyze.MetricLoadWall)) {
-			ref = r
+// runRanges renders 1-based run numbers compactly: "runs 1-3,5", "run 2".
+func runRanges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if i == j {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	word := "runs "
+	if len(ns) == 1 {
+		word = "run "
+	}
+	return word + strings.Join(parts, ",")
+}
+
+func mismatchJSON(m analyze.Mismatch) MismatchJSON {
+	j := MismatchJSON{Field: m.Field, Within: m.Within, Detail: m.Detail}
+	switch {
+	case m.Within != "":
+		s := settings(append(m.A, m.B...))
+		j.A, j.B = s[0], strings.Join(s[1:], ", ")
+	default:
+		j.A, j.B = strings.Join(settings(m.A), ", "), strings.Join(settings(m.B), ", ")
+	}
+	return j
+}
+
+// MismatchLine is one differing condition for people:
+// "server-heap differs: A=23g (runs 1-3), B=16g (runs 1-2)".
+func MismatchLine(m analyze.Mismatch) string {
+	j := mismatchJSON(m)
+	if j.Within != "" {
+		return fmt.Sprintf("%s differs within %s: %s, %s", j.Field, j.Within, j.A, j.B)
+	}
+	return fmt.Sprintf("%s differs: A=%s, B=%s", j.Field, j.A, j.B)
+}
+
+func duplicateLine(d analyze.Duplicate) string {
+	return fmt.Sprintf("run %s is counted %d times (%s): identical clocks to the nanosecond, a copy is not another independent run",
+		d.RunID, len(d.Runs), strings.Join(d.Runs, "; "))
+}
+
+// RefusalLines explain a refusal, one line per reason (details indented below).
+func RefusalLines(r *analyze.Refusal) []string {
+	var lines []string
+	if len(r.Mismatches) > 0 {
+		lines = append(lines, "refusing to compare: conditions that change the measurement differ")
+		for _, m := range r.Mismatches {
+			lines = append(lines, "  "+MismatchLine(m))
+			if m.Detail != "" {
+				lines = append(lines, "    "+m.Detail)
+			}
 		}
 	}
-	na, nb := len(c.A.Runs), len(c.B.Runs)
-	var out []string
-	out = append(out, fmt.Sprintf("runs are the unit of replication (%d in A, %d in B); entities inside one run are not independent evidence", na, nb))
-	if na < 2 || nb < 2 {
-		out = append(out, "fewer than 2 runs on a side: figures only, no interval and no verdict (take at least 2 runs per build, better 3-5)")
+	if len(r.Duplicates) > 0 {
+		lines = append(lines, "refused: the same run appears more than once")
+		for _, d := range r.Duplicates {
+			lines = append(lines, "  "+duplicateLine(d))
+		}
 	}
-	if ref == nil {
+	return lines
+}
+
+// RefusalJSON is the JSON document of a refusal.
+func RefusalJSON(r *analyze.Refusal, allowed []string) *CompareJSON {
+	j := &CompareJSON{Schema: CompareSchema, Comparable: false, Mismatches: []MismatchJSON{}, Duplicates: append([]analyze.Duplicate{}, r.Duplicates...),
+		AllowedMismatches: append([]string{}, allowed...), Rows: []analyze.Row{}, Excluded: []analyze.RunNote{}, Gates: []analyze.GateResult{},
+		Notes: []string{}, Footnotes: []string{}}
+	for _, m := range r.Mismatches {
+		j.Mismatches = append(j.Mismatches, mismatchJSON(m))
+	}
+	return j
+}
+
+// BuildCompare assembles the JSON form (used by every format). all shows every
+// collection, not just the dominant one and the whole-run rows.
+func BuildCompare(c *analyze.Comparison, all bool) *CompareJSON {
+	o := c.Options
+	j := &CompareJSON{Schema: CompareSchema, Comparable: c.Comparable(), Mismatches: []MismatchJSON{}, Duplicates: []analyze.Duplicate{},
+		AllowedMismatches: append([]string{}, o.AllowMismatch...), A: groupJSON(c.A), B: groupJSON(c.B), Rows: []analyze.Row{},
+		Excluded: append([]analyze.RunNote{}, c.Excluded...), Gates: append([]analyze.GateResult{}, c.Gates...),
+		ThresholdPct: o.ThresholdPct, Method: string(o.Method), Resamples: o.Resamples, Seed: o.Seed, Quantiles: string(o.Quantiles),
+		Dominant: c.Dominant, Notes: append([]string{}, c.Notes...)}
+	for _, m := range c.Mismatches {
+		j.Mismatches = append(j.Mismatches, mismatchJSON(m))
+	}
+	for _, g := range []*analyze.Group{c.A, c.B} {
+		for _, e := range g.Excluded {
+			j.Notes = append(j.Notes, fmt.Sprintf("%s: left out %s: %s", g.Name, e.Run, e.Reason))
+		}
+		for _, e := range g.Included {
+			j.Notes = append(j.Notes, fmt.Sprintf("%s: %s is %s", g.Name, e.Run, e.Reason))
+		}
+	}
+	for _, e := range c.Excluded {
+		j.Notes = append(j.Notes, fmt.Sprintf("%s: %s left out of %s: %s", e.Group, e.Run, strings.Join(e.Rows, ", "), e.Reason))
+	}
+	for _, r := range c.Rows {
+		if all || r.Collection == analyze.Overall || r.Collection == c.Dominant {
+			j.Rows = append(j.Rows, r)
+		}
+	}
+	j.Footnotes = footnotes(c, j.Rows)
+	return j
+}
+
+// footnotes explain what the run counts can and cannot resolve, and why rows have no
+// interval.
+func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
+	na, nb := len(c.A.Runs), len(c.B.Runs)
+	out := []string{fmt.Sprintf("runs are the unit of replication (%d in A, %d in B); entities inside one run are not independent evidence", na, nb)}
+	reasons := map[string][]string{}
+	var order []string
+	for _, r := range rows {
+		if r.Reason == "" {
+			continue
+		}
+		if _, ok := reasons[r.Reason]; !ok {
+			order = append(order, r.Reason)
+		}
+		reasons[r.Reason] = append(reasons[r.Reason], r.Name())
+	}
+	for _, why := range order {
+		out = append(out, fmt.Sprintf("no interval for %s: %s", strings.Join(reasons[why], ", "), why))
+	}
+	if slices.ContainsFunc(rows, func(r analyze.Row) bool { return r.ResolutionPct != nil }) {
+		out = append(out, "intervals of figures read from a coarse clock are widened by its rounding (resolution_pct): a change smaller than the clock's step is never proven")
+	}
+	a := c.Advice
+	if a == nil {
 		return out
 	}
-	name := ref.Collection + " " + string(ref.Metric)
-	if ref.Collection == analyze.Overall {
-		name = string(ref.Metric)
+	name := a.Collection + " " + string(a.Metric)
+	if a.Collection == analyze.Overall {
+		name = string(a.Metric)
 	}
-	cv := *ref.CVPct
-	th := c.Options.ThresholdPct
-	out = append(out, fmt.Sprintf("observed between-run variation (%s): %.2f %%; with 2 runs per build a 95 %% interval is about ±%.1f %% wide, with 3 runs ±%.1f %%, with 5 runs ±%.1f %%",
-		name, cv, analyze.HalfWidthPct(cv, 2), analyze.HalfWidthPct(cv, 3), analyze.HalfWidthPct(cv, 5)))
-	var parts []string
-	for _, e := range []float64{5, 10} {
-		if r := analyze.RunsToResolve(cv, e, th); r > 0 {
-			parts = append(parts, fmt.Sprintf("a %.0f %% change needs %d runs per build", e, r))
+	var widths []string
+	for i, w := range a.HalfWidths {
+		s := fmt.Sprintf("±%.1f %% with %d", w[1], int(w[0]))
+		if i == 0 {
+			s += " runs per build"
 		}
+		widths = append(widths, s)
+	}
+	out = append(out, fmt.Sprintf("observed between-run variation (%s): %.2f %%; a 95 %% interval is about %s",
+		name, a.CVPct, strings.Join(widths, ", ")))
+	var parts []string
+	for _, e := range a.RunsToClear {
+		parts = append(parts, fmt.Sprintf("a %.0f %% change needs %d runs per build", e[0], int(e[1])))
 	}
 	if len(parts) > 0 {
-		out = append(out, "to clear the ±"+Fixed(th, 1)+" % noise threshold at this variation, "+strings.Join(parts, ", "))
+		out = append(out, "to clear the ±"+Fixed(c.Options.ThresholdPct, 1)+" % noise threshold at this variation, "+strings.Join(parts, ", "))
 	}
 	return out
 }
 
 var metricNames = map[analyze.Metric]string{
-	analyze.MetricMean: "mean upsert", analyze.MetricMedian: "median upsert", analyze.MetricP95: "p95 upsert", analyze.MetricP99: "p99 upsert",
-	analyze.MetricLoadWall: "load wall-clock", analyze.MetricIngest: "ingest (load - read)", analyze.MetricUpsert: "upsert (pure)",
-	analyze.MetricGoLive: "goLive", analyze.MetricTotal: "TOTAL (load + goLive)",
+	"mean": "mean upsert", "median": "median upsert", "p95": "p95 upsert", "p99": "p99 upsert",
+	"load_wall": "load wall-clock", "ingest": "ingest (load - read)", "upsert": "upsert (pure)",
+	"golive": "goLive", "total": "TOTAL (load + goLive)", "wall": "wall-clock", "source_read": "source read",
 }
 
 func figure(v *float64, unit string) string {
@@ -156,23 +266,32 @@ func signedPct(v *float64) string {
 	return s + " %"
 }
 
+// CompareView selects what a comparison shows.
+type CompareView struct {
+	All bool // every collection, not just the dominant one and the whole-run rows
+	// MoreHint tells how to see the collections left out ("with --all"); the caller
+	// knows how its user asks for them.
+	MoreHint string
+}
+
 // WriteCompare renders a comparison.
 func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) error {
-	j := BuildCompare(c, v)
+	all := v.All
+	j := BuildCompare(c, all)
 	if f == JSON {
 		return WriteJSON(w, j)
 	}
 	md := f == Markdown
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	banner := ""
-	if len(v.Allowed) > 0 {
+	if !c.Comparable() {
 		var parts []string
-		for _, m := range v.Mismatches {
-			parts = append(parts, m.String())
+		for _, m := range c.Mismatches {
+			parts = append(parts, MismatchLine(m))
 		}
-		banner = "NOT COMPARABLE (--allow-mismatch " + strings.Join(v.Allowed, ", ") + "): " + strings.Join(parts, "; ")
+		banner = "NOT COMPARABLE (allowed to differ: " + strings.Join(c.Options.AllowMismatch, ", ") + "): " + strings.Join(parts, "; ")
 	}
-	title := fmt.Sprintf("B %s (%d runs) vs A %s (%d runs)", c.B.Label(), len(c.B.Runs), c.A.Label(), len(c.A.Runs))
+	title := fmt.Sprintf("B %s (%d runs) vs A %s (%d runs)", c.B.Build, len(c.B.Runs), c.A.Build, len(c.A.Runs))
 	if md {
 		p("### warmstat compare: %s\n\n", MDEscape(title))
 		if banner != "" {
@@ -185,7 +304,7 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		p("warmstat compare: %s\n", title)
 	}
 	p("interval: 95 %% %s across runs; noise threshold ±%s %%; quantiles %s\n", c.Options.Method, Fixed(c.Options.ThresholdPct, 1), c.Options.Quantiles)
-	if c.Options.Method != analyze.MethodWelchT {
+	if c.Options.Method.Bootstrap() {
 		p("(%d resamples, seed %d; bootstrap intervals are anti-conservative below ~10 runs per build)\n", c.Options.Resamples, c.Options.Seed)
 	}
 	for _, n := range j.Notes {
@@ -206,14 +325,19 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		ci := "-"
 		if r.CILowPct != nil {
 			ci = "[" + signedPct(r.CILowPct) + ", " + signedPct(r.CIHighPct) + "]"
-		} else if r.Verdict == analyze.Insufficient {
-			ci = fmt.Sprintf("(runs %d/%d)", r.RunsA, r.RunsB)
 		}
-		verdict := r.Verdict
-		if banner != "" && (verdict == analyze.Faster || verdict == analyze.Slower) {
+		verdict := string(r.Verdict)
+		if banner != "" && (r.Verdict == analyze.Faster || r.Verdict == analyze.Slower) {
 			verdict += " (not comparable)"
 		}
-		rows = append(rows, []string{coll, metricNames[r.Metric], figure(r.A, r.Unit), figure(r.B, r.Unit), signedPct(r.DeltaPct), ci, verdict})
+		fa, fb := figure(r.A, r.Unit), figure(r.B, r.Unit)
+		if r.RunsA != len(c.A.Runs) {
+			fa += fmt.Sprintf(" (%d of %d runs)", r.RunsA, len(c.A.Runs))
+		}
+		if r.RunsB != len(c.B.Runs) {
+			fb += fmt.Sprintf(" (%d of %d runs)", r.RunsB, len(c.B.Runs))
+		}
+		rows = append(rows, []string{coll, metricNames[r.Metric], fa, fb, signedPct(r.DeltaPct), ci, verdict})
 	}
 	if err := Table(w, f, 2, header, rows); err != nil {
 		return err
@@ -224,11 +348,28 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 	for i, fn := range j.Footnotes {
 		p("%d. %s\n", i+1, fn)
 	}
-	if !v.All && len(c.Collections) > 1 {
-		p("(%d more collections with --all)\n", len(c.Collections)-1)
+	if !all && len(c.Collections) > 1 && v.MoreHint != "" {
+		p("(%d more collections %s)\n", len(c.Collections)-1, v.MoreHint)
+	}
+	if len(c.Gates) > 0 {
+		p("\n")
+		for _, g := range c.Gates {
+			p("%s\n", GateLine(g))
+		}
 	}
 	if banner != "" && !md {
 		p("\n!! %s\n", banner)
 	}
 	return nil
+}
+
+// GateLine is one gate's outcome for people.
+func GateLine(g analyze.GateResult) string {
+	switch {
+	case g.Regression:
+		return fmt.Sprintf("gate %s: REGRESSION (slower)", g.Gate)
+	case g.Judged:
+		return fmt.Sprintf("gate %s: pass (%s)", g.Gate, g.Verdict)
+	}
+	return fmt.Sprintf("gate %s: NOT JUDGED (%s)", g.Gate, g.Reason)
 }

@@ -1,5 +1,6 @@
-// Package report presents analyze results: aligned text for people, JSON for
-// automation, markdown for docs and PRs (and, later, plots).
+// Package report presents analyze results: aligned text for people, JSON and CSV for
+// automation, markdown for docs and PRs, and plots. It computes no statistic: every
+// figure it shows comes from analyze; it only formats, orders and labels them.
 package report
 
 import (
@@ -110,14 +111,6 @@ func tenthsString(t int64) string {
 		sign, t = "-", -t
 	}
 	return sign + group(strconv.FormatInt(t/10, 10)) + "." + strconv.FormatInt(t%10, 10)
-}
-
-// Pct formats a percentage with one decimal.
-func Pct(part, whole int64) string {
-	if whole == 0 {
-		return "0.0"
-	}
-	return Fixed(100*float64(part)/float64(whole), 1)
 }
 
 // MDEscape makes a cell safe inside a markdown table.

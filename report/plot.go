@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -20,34 +21,53 @@ import (
 // PlotSize is an image size in pixels (at 96 dpi for PNG; SVG uses the same points).
 type PlotSize struct{ W, H int }
 
+// Bounds of a plot's size: below them a plot has no room for its labels; above them
+// a PNG's pixels alone (4 bytes each) would take more than 64 MiB.
+const (
+	MinPlotW, MinPlotH = 200, 150
+	MaxPlotW, MaxPlotH = 4096, 4096
+)
+
+// Check refuses a size outside the bounds.
+func (s PlotSize) Check() error {
+	if s.W < MinPlotW || s.H < MinPlotH || s.W > MaxPlotW || s.H > MaxPlotH {
+		return fmt.Errorf("%dx%d px is outside %dx%d to %dx%d", s.W, s.H, MinPlotW, MinPlotH, MaxPlotW, MaxPlotH)
+	}
+	return nil
+}
+
 func (s PlotSize) lengths() (vg.Length, vg.Length) {
 	return vg.Length(s.W) * vg.Inch / 96, vg.Length(s.H) * vg.Inch / 96
 }
 
-// SaveAs writes p to file; the extension (.svg, .png, .pdf) picks the format.
-func SaveAs(p *plot.Plot, size PlotSize, file string) error {
-	switch strings.ToLower(filepath.Ext(file)) {
+// PlotFormat is the image format a file name asks for (svg, png, pdf), or an error.
+func PlotFormat(file string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(file)); ext {
 	case ".svg", ".png", ".pdf":
-	default:
-		return fmt.Errorf("%s: plot file must end in .svg, .png or .pdf", file)
+		return ext[1:], nil
 	}
-	w, h := size.lengths()
-	return p.Save(w, h, file)
+	return "", fmt.Errorf("%s: a plot file must end in .svg, .png or .pdf", file)
 }
 
-// runSamples reads one collection's latencies (µs) of a run in upsert order, and
-// each upsert's position in the run (1-based seq). coll "*" is every collection.
-func runSamples(run *runfmt.Run, coll string) (lat []float64, seq []float64, err error) {
-	var n int64
-	err = run.ScanRows(func(r runfmt.Row) error {
-		n++
-		if coll == analyze.Overall || r.Collection == coll {
-			lat = append(lat, float64(r.UpsertNs)/1000)
-			seq = append(seq, float64(n))
-		}
-		return nil
+// SaveAs renders p into file, whose extension picks the format. The file is written
+// whole or not at all: rendered into a temporary file beside it, then renamed.
+func SaveAs(p *plot.Plot, size PlotSize, file string) error {
+	format, err := PlotFormat(file)
+	if err != nil {
+		return err
+	}
+	if err := size.Check(); err != nil {
+		return err
+	}
+	w, h := size.lengths()
+	wt, err := p.WriterTo(w, h, format)
+	if err != nil {
+		return err
+	}
+	return runfmt.WriteFileAtomic(file, func(out io.Writer) error {
+		_, err := wt.WriteTo(out)
+		return err
 	})
-	return lat, seq, err
 }
 
 func collectionName(coll string) string {
@@ -71,11 +91,15 @@ func (s *styles) line(build string, runIdx int) draw.LineStyle {
 
 func seriesName(r *runfmt.Run) string { return r.Manifest.Build.Label + " / " + r.Manifest.RunID }
 
-// CDFPlot: the distribution of upsert latency for one collection ("*" = all), one
-// line per run on a log latency axis, with each run's p50, p95 and p99 marked.
-func CDFPlot(runs []*runfmt.Run, coll string) (*plot.Plot, error) {
+// CDFPlot: the distribution of upsert latency of one collection, one line per run on
+// a log latency axis, with each run's p50, p95 and p99 marked (as analyze defines
+// them for the chosen quantiles).
+func CDFPlot(profiles []*analyze.Profile) (*plot.Plot, error) {
+	if len(profiles) == 0 {
+		return nil, fmt.Errorf("nothing to plot")
+	}
 	p := plot.New()
-	p.Title.Text = "Upsert latency distribution - " + collectionName(coll)
+	p.Title.Text = "Upsert latency distribution - " + collectionName(profiles[0].Collection)
 	p.X.Label.Text = "upsert latency (µs, log scale)"
 	p.Y.Label.Text = "fraction of upserts ≤ latency"
 	p.X.Scale = plot.LogScale{}
@@ -84,35 +108,28 @@ func CDFPlot(runs []*runfmt.Run, coll string) (*plot.Plot, error) {
 	p.Legend.Top = false // bottom right: the curves rise from the left
 	st := &styles{}
 	perBuild := map[string]int{}
-	for _, r := range runs {
-		lat, _, err := runSamples(r, coll)
-		if err != nil {
-			return nil, err
-		}
-		if len(lat) == 0 {
-			return nil, fmt.Errorf("%s: no upserts of collection %q", r.Dir, coll)
-		}
-		slices.Sort(lat)
+	us := func(ns float64) float64 { return math.Max(ns/1000, 0.001) }
+	for _, pr := range profiles {
+		lat := pr.SortedNs
 		n := len(lat)
 		step := max(1, n/1500) // ~1,500 points per line is plenty for the eye
 		var xys plotter.XYs
 		for i := 0; i < n; i += step {
-			xys = append(xys, plotter.XY{X: math.Max(lat[i], 0.001), Y: float64(i+1) / float64(n)})
+			xys = append(xys, plotter.XY{X: us(float64(lat[i])), Y: float64(i+1) / float64(n)})
 		}
-		xys = append(xys, plotter.XY{X: math.Max(lat[n-1], 0.001), Y: 1})
+		xys = append(xys, plotter.XY{X: us(float64(lat[n-1])), Y: 1})
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, err
 		}
-		build := r.Manifest.Build.Label
+		build := pr.Run.Manifest.Build.Label
 		l.LineStyle = st.line(build, perBuild[build])
 		perBuild[build]++
 		p.Add(l)
-		p.Legend.Add(seriesName(r), l)
+		p.Legend.Add(seriesName(pr.Run), l)
 		var marks plotter.XYs
-		for _, q := range []float64{50, 95, 99} {
-			k := min(n-1, int(q*float64(n)/100)) // the Java harness's percentile definition
-			marks = append(marks, plotter.XY{X: math.Max(lat[k], 0.001), Y: float64(k+1) / float64(n)})
+		for _, m := range pr.Marks {
+			marks = append(marks, plotter.XY{X: us(m.Ns), Y: m.Fraction})
 		}
 		sc, err := plotter.NewScatter(marks)
 		if err != nil {
@@ -157,9 +174,12 @@ func addPercentileGuides(p *plot.Plot) {
 // TimelinePlot: upsert latency over the course of the load, as the median and p99 of
 // consecutive blocks of upserts against the upsert's position in the run: shows
 // warm-up, and whether cost grows as the catalog grows.
-func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error) {
+func TimelinePlot(profiles []*analyze.Profile) (*plot.Plot, error) {
+	if len(profiles) == 0 {
+		return nil, fmt.Errorf("nothing to plot")
+	}
 	p := plot.New()
-	p.Title.Text = "Upsert latency over the load - " + collectionName(coll)
+	p.Title.Text = "Upsert latency over the load - " + collectionName(profiles[0].Collection)
 	p.X.Label.Text = "upsert number within the run (load order)"
 	p.Y.Label.Text = "upsert latency (µs, log scale)"
 	p.Y.Scale = plot.LogScale{}
@@ -167,29 +187,14 @@ func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error
 	p.Legend.Top = true
 	st := &styles{}
 	perBuild := map[string]int{}
-	for _, r := range runs {
-		lat, seq, err := runSamples(r, coll)
-		if err != nil {
-			return nil, err
-		}
-		if len(lat) == 0 {
-			return nil, fmt.Errorf("%s: no upserts of collection %q", r.Dir, coll)
-		}
-		b := block
-		if b == 0 {
-			b = max(25, len(lat)/200) // ~200 points per line
-		}
+	for _, pr := range profiles {
 		var med, p99 plotter.XYs
-		buf := make([]float64, 0, b)
-		for i := 0; i < len(lat); i += b {
-			j := min(len(lat), i+b)
-			buf = append(buf[:0], lat[i:j]...)
-			slices.Sort(buf)
-			x := (seq[i] + seq[j-1]) / 2
-			med = append(med, plotter.XY{X: x, Y: math.Max(buf[len(buf)/2], 0.001)})
-			p99 = append(p99, plotter.XY{X: x, Y: math.Max(buf[min(len(buf)-1, len(buf)*99/100)], 0.001)})
+		for _, b := range pr.Blocks {
+			x := float64(b.FirstSeq+b.LastSeq) / 2
+			med = append(med, plotter.XY{X: x, Y: math.Max(b.MedianNs/1000, 0.001)})
+			p99 = append(p99, plotter.XY{X: x, Y: math.Max(b.P99Ns/1000, 0.001)})
 		}
-		build := r.Manifest.Build.Label
+		build := pr.Run.Manifest.Build.Label
 		style := st.line(build, perBuild[build])
 		perBuild[build]++
 		lm, err := plotter.NewLine(med)
@@ -205,8 +210,8 @@ func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error
 		lp.LineStyle.Width = vg.Points(0.7)
 		lp.LineStyle.Color = fade(style.Color)
 		p.Add(lm, lp)
-		p.Legend.Add(fmt.Sprintf("%s median (blocks of %d)", seriesName(r), b), lm)
-		p.Legend.Add(seriesName(r)+" p99", lp)
+		p.Legend.Add(fmt.Sprintf("%s median (blocks of %d)", seriesName(pr.Run), pr.Block), lm)
+		p.Legend.Add(seriesName(pr.Run)+" p99", lp)
 	}
 	p.Add(plotter.NewGrid())
 	return p, nil
@@ -216,7 +221,7 @@ func TimelinePlot(runs []*runfmt.Run, coll string, block int) (*plot.Plot, error
 // noise threshold band; a verdict needs the whole bar outside the band.
 func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Change of B (%s) vs A (%s), 95 %% interval (%s)", c.B.Label(), c.A.Label(), c.Options.Method)
+	p.Title.Text = fmt.Sprintf("Change of B (%s) vs A (%s), 95 %% interval (%s)", c.B.Build, c.A.Build, c.Options.Method)
 	p.X.Label.Text = "change (%)  -  left is faster, right is slower"
 	var rows []analyze.Row
 	for _, r := range c.Rows {
@@ -255,11 +260,11 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(rows)) - 0.5}})
 	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
 	p.Add(zero)
-	verdictColor := map[string]color.Color{
+	verdictColor := map[analyze.Verdict]color.Color{
 		analyze.Faster: color.RGBA{G: 140, B: 60, A: 255}, analyze.Slower: color.RGBA{R: 200, G: 30, B: 30, A: 255},
 		analyze.Unresolved: color.Gray{Y: 80}, analyze.Insufficient: color.Gray{Y: 160},
 	}
-	for _, v := range []string{analyze.Faster, analyze.Slower, analyze.Unresolved, analyze.Insufficient} {
+	for _, v := range []analyze.Verdict{analyze.Faster, analyze.Slower, analyze.Unresolved, analyze.Insufficient} {
 		var pts plotter.XYs
 		var errs plotter.XErrors
 		for i, r := range rows {
@@ -287,7 +292,7 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 		sc, _ := plotter.NewScatter(pts)
 		sc.GlyphStyle = draw.GlyphStyle{Color: verdictColor[v], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(bars, sc)
-		p.Legend.Add(v, sc)
+		p.Legend.Add(string(v), sc)
 	}
 	p.NominalY(labels...)
 	p.X.Min, p.X.Max = lo-pad, hi+pad

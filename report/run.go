@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -76,37 +77,28 @@ type LatencyJSON struct {
 
 func secs(ns int64) float64 { return float64(ns) / 1e9 }
 
-func rate(n, ns int64) float64 {
-	if ns <= 0 {
-		return 0
-	}
-	return round3(float64(n) * 1e9 / float64(ns))
-}
-
+// round3 keeps three decimals in the JSON (presentation, not a statistic).
 func round3(v float64) float64 {
-	return float64(int64(v*1000+0.5)) / 1000
+	return math.Round(v*1000) / 1000
 }
 
-func latency(name string, st analyze.Stats, wall, read, upsert, loadWall int64, remote bool) LatencyJSON {
+func latency(name string, st analyze.Stats, wall, read, upsert int64, share float64, remote bool) LatencyJSON {
 	l := LatencyJSON{Name: name, Count: st.Count, MeanUs: st.MeanNs / 1000, MedianUs: st.MedianNs / 1000, P95Us: st.P95Ns / 1000,
 		P99Us: st.P99Ns / 1000, MinUs: float64(st.MinNs) / 1000, MaxUs: float64(st.MaxNs) / 1000,
-		WallS: secs(wall), ReadS: secs(read), UpsertS: secs(upsert)}
-	if loadWall > 0 {
-		l.ShareOfWallPct = round3(100 * float64(wall) / float64(loadWall))
-	}
+		WallS: secs(wall), ReadS: secs(read), UpsertS: secs(upsert), ShareOfWallPct: round3(share)}
 	l.WireDominated = remote && st.Count > 0 && l.MeanUs < WireDominatedUs
 	return l
 }
 
 // BuildRun turns a summary into the report's data (shared by every format).
 func BuildRun(s *analyze.RunSummary) *RunJSON {
-	m := s.Manifest()
+	m := s.Run.Manifest
 	t := m.Timings
 	remote := m.TargetMode == runfmt.TargetRemote
 	r := &RunJSON{Schema: RunSchema, Run: m, Quantiles: string(s.Quantiles), Entities: m.Entities,
-		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs), IngestS: secs(s.IngestNs()),
+		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs), IngestS: secs(s.IngestNs),
 		Verification: VerificationJSON{Status: m.Verification.Status, ExitCode: m.ExitCode, Outcome: m.Outcome.Status},
-		Throughput:   ThroughputJSON{PureUpsert: rate(m.Entities, t.UpsertNs), Wall: rate(m.Entities, t.LoadWallNs), Ingest: rate(m.Entities, s.IngestNs())},
+		Throughput:   ThroughputJSON{PureUpsert: round3(s.PerSecondUpsert), Wall: round3(s.PerSecondWall), Ingest: round3(s.PerSecondIngest)},
 		Warnings:     Warnings(m),
 	}
 	r.GoLive = GoLiveJSON{Status: m.GoLive.Status, Error: m.GoLive.Error}
@@ -114,14 +106,17 @@ func BuildRun(s *analyze.RunSummary) *RunJSON {
 		v := secs(*m.GoLive.Ns)
 		r.GoLive.Seconds = &v
 	}
-	if tot, ok := s.TotalNs(); ok {
-		v := secs(tot)
+	if s.TotalNs != nil {
+		v := secs(*s.TotalNs)
 		r.TotalS = &v
 	}
-	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, t.LoadWallNs, remote)
-	r.Overall.WireDominated = false
+	all := 0.0
+	if t.LoadWallNs > 0 {
+		all = 100
+	}
+	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, all, false)
 	for _, c := range s.Collections {
-		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, t.LoadWallNs, remote))
+		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct, remote))
 	}
 	return r
 }
@@ -163,6 +158,13 @@ func Warnings(m *runfmt.Manifest) []string {
 		w = append(w, fmt.Sprintf("GC took %.1f%% of the load: this run describes the collector more than the write path", m.ReaderGC.ShareOfWallPc))
 	}
 	return w
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func orNone(s string) string {
@@ -216,7 +218,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"build", m.Build.Label + commit},
 		{"loader", strings.TrimSpace(m.Loader.Name + " " + m.Loader.Version)},
 		{"catalogs", fmt.Sprintf("%s -> %s (%s)", m.SourceCatalog, m.TargetCatalog, target)},
-		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", analyze.OrUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
+		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
 		{"conditions", Conditions(m)},
 	}
 	if md {
@@ -241,14 +243,14 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		golive, goliveNote = "UNCONFIRMED "+Seconds(*m.GoLive.Ns), "the call completed; ALIVE not proven"
 	}
 	total, totalNote := "-", "not defined: goLive did not complete"
-	if tot, ok := s.TotalNs(); ok {
-		total, totalNote = Seconds(tot), ""
+	if s.TotalNs != nil {
+		total, totalNote = Seconds(*s.TotalNs), ""
 	}
 	clock := [][]string{
 		{"load wall-clock", Seconds(t.LoadWallNs), ""},
-		{"  upsert (pure)", Seconds(t.UpsertNs), Pct(t.UpsertNs, t.LoadWallNs) + " % of wall"},
-		{"  source read", Seconds(t.SourceReadNs), Pct(t.SourceReadNs, t.LoadWallNs) + " % of wall"},
-		{"  ingest (load - read)", Seconds(s.IngestNs()), Pct(s.IngestNs(), t.LoadWallNs) + " % of wall"},
+		{"  upsert (pure)", Seconds(t.UpsertNs), Fixed(s.UpsertSharePct, 1) + " % of wall"},
+		{"  source read", Seconds(t.SourceReadNs), Fixed(s.ReadSharePct, 1) + " % of wall"},
+		{"  ingest (load - read)", Seconds(s.IngestNs), Fixed(s.IngestSharePct, 1) + " % of wall"},
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},
 	}
@@ -288,9 +290,13 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 			name += " †"
 			anyWire = true
 		}
-		rows = append(rows, latencyRow(name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, t.LoadWallNs))
+		rows = append(rows, latencyRow(name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct))
 	}
-	rows = append(rows, latencyRow("ALL", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, t.LoadWallNs))
+	all := 0.0
+	if t.LoadWallNs > 0 {
+		all = 100
+	}
+	rows = append(rows, latencyRow("ALL", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, all))
 	f := Text
 	if md {
 		f = Markdown
@@ -308,11 +314,11 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	return nil
 }
 
-func latencyRow(name string, st analyze.Stats, wall, read, upsert, loadWall int64) []string {
+func latencyRow(name string, st analyze.Stats, wall, read, upsert int64, share float64) []string {
 	if st.Count == 0 {
-		return []string{name, "0", sec1(wall), sec1(read), sec1(upsert), Pct(wall, loadWall), "-", "-", "-", "-", "-", "-"}
+		return []string{name, "0", sec1(wall), sec1(read), sec1(upsert), Fixed(share, 1), "-", "-", "-", "-", "-", "-"}
 	}
-	return []string{name, Int(st.Count), sec1(wall), sec1(read), sec1(upsert), Pct(wall, loadWall),
+	return []string{name, Int(st.Count), sec1(wall), sec1(read), sec1(upsert), Fixed(share, 1),
 		Micros(st.MeanNs), Micros(st.MedianNs), Micros(st.P95Ns), Micros(st.P99Ns), Micros(float64(st.MinNs)), Micros(float64(st.MaxNs))}
 }
 

@@ -4,7 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
+	"strconv"
 	"strings"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -14,48 +14,54 @@ import (
 // CSV is the spreadsheet format of `warmstat table`.
 const CSV Format = "csv"
 
-// TableSchema is the JSON contract of `warmstat table --format json`.
-const TableSchema = "warmstat.table/v1"
+// TableSchema is the JSON contract of `warmstat table --format json`. v2: a group's
+// time cells are geometric means with a log-scale 95 % interval (low, high), the
+// same figures compare uses; v1 had arithmetic means with a half-width.
+const TableSchema = "warmstat.table/v2"
 
 // DefaultColumns reproduce the reference table of the seed document: build, the
 // dominant collection's load, total load, goLive, TOTAL.
 var DefaultColumns = []string{"build", "Product.load", "load", "golive", "total"}
 
-// ColumnHelp lists what --columns accepts.
+// ColumnHelp lists the columns a table can have.
 const ColumnHelp = "build, run, load, ingest, read, upsert, golive, total, entities, server-heap, reader-heap, " +
 	"full-gcs, young-gcs, and per collection C.load, C.mean, C.p99 (e.g. Product.load, Tag.p99)"
 
-// TableEntry is one row's data: a single run, or a group of runs (--group).
+// TableEntry is one row's data: a single run, or a group of runs.
 type TableEntry struct {
-	Label string
-	Runs  []*analyze.RunSummary
+	Label    string
+	Runs     []*analyze.RunSummary
+	Group    bool              // a group: time cells are estimates across its runs
+	Excluded []analyze.RunNote // runs of this entry's directory that are not in the table
 }
 
 // cell is one figure: display text, the number behind it (JSON/CSV), a footnote.
 type cell struct {
-	text  string
-	value *float64
-	unit  string
-	note  string
+	text      string
+	value     *float64
+	low, high *float64
+	notes     []string
 }
 
 var empty = cell{text: "—"}
 
-// column computes one column for one run; ok false means "not recorded".
+// column is one column: its header, the unit of its numbers ("" for text and counts),
+// one run's cell, and for time columns the figure a group's estimate is of.
 type column struct {
-	key, header string
-	run         func(s *analyze.RunSummary) (cell, bool)
-	seconds     bool // numeric seconds: groups show mean ± interval
+	key, header, unit string
+	run               func(s *analyze.RunSummary) cell
+	coll              string         // time columns: collection of the figure
+	metric            analyze.Metric // time columns: "" for the others
 }
 
 func secCell(ns int64) cell {
 	v := float64(ns) / 1e9
-	return cell{text: Seconds(ns), value: &v, unit: "s"}
+	return cell{text: Seconds(ns), value: &v}
 }
 
 func usCell(ns float64) cell {
 	v := ns / 1000
-	return cell{text: Micros(ns) + " µs", value: &v, unit: "us"}
+	return cell{text: Micros(ns) + " µs", value: &v}
 }
 
 func countCell(n int64) cell {
@@ -63,47 +69,53 @@ func countCell(n int64) cell {
 	return cell{text: Int(n), value: &v}
 }
 
+func goLiveFailedNote(g runfmt.GoLive) string {
+	return "goLive failed client-side (" + g.Error + "); the figure is time to failure, and there is no TOTAL"
+}
+
 func columnFor(key string) (column, error) {
+	man := func(s *analyze.RunSummary) *runfmt.Manifest { return s.Run.Manifest }
+	clock := func(header string, m analyze.Metric, get func(*analyze.RunSummary) cell) column {
+		return column{key: key, header: header, unit: "s", run: get, coll: analyze.Overall, metric: m}
+	}
 	simple := map[string]column{
-		"build": {key, "build", func(s *analyze.RunSummary) (cell, bool) { return cell{text: s.Manifest().Build.Label}, true }, false},
-		"run":   {key, "run", func(s *analyze.RunSummary) (cell, bool) { return cell{text: s.Manifest().RunID}, true }, false},
-		"load": {key, "total load", func(s *analyze.RunSummary) (cell, bool) {
-			return secCell(s.Manifest().Timings.LoadWallNs), true
-		}, true},
-		"ingest": {key, "ingest", func(s *analyze.RunSummary) (cell, bool) { return secCell(s.IngestNs()), true }, true},
-		"read":   {key, "source read", func(s *analyze.RunSummary) (cell, bool) { return secCell(s.Manifest().Timings.SourceReadNs), true }, true},
-		"upsert": {key, "upsert (pure)", func(s *analyze.RunSummary) (cell, bool) { return secCell(s.Manifest().Timings.UpsertNs), true }, true},
-		"golive": {key, "goLive", func(s *analyze.RunSummary) (cell, bool) {
-			g := s.Manifest().GoLive
+		"build":  {key: key, header: "build", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).Build.Label} }},
+		"run":    {key: key, header: "run", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).RunID} }},
+		"load":   clock("total load", "load_wall", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.LoadWallNs) }),
+		"ingest": clock("ingest", "ingest", func(s *analyze.RunSummary) cell { return secCell(s.IngestNs) }),
+		"read":   clock("source read", "source_read", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.SourceReadNs) }),
+		"upsert": clock("upsert (pure)", "upsert", func(s *analyze.RunSummary) cell { return secCell(s.Overall.SumNs) }),
+		"golive": clock("goLive", "golive", func(s *analyze.RunSummary) cell {
+			g := man(s).GoLive
 			switch {
 			case g.Status == runfmt.GoLiveOK && g.Ns != nil:
-				return secCell(*g.Ns), true
+				return secCell(*g.Ns)
 			case g.Status == runfmt.GoLiveFailed && g.Ns != nil:
-				return cell{text: "failed @ " + Seconds(*g.Ns), note: "goLive failed client-side (" + g.Error + "); the figure is time to failure, and there is no TOTAL"}, true
+				return cell{text: "failed @ " + Seconds(*g.Ns), notes: []string{goLiveFailedNote(g)}}
 			}
-			return empty, false
-		}, true},
-		"total": {key, "TOTAL", func(s *analyze.RunSummary) (cell, bool) {
-			if t, ok := s.TotalNs(); ok {
-				return secCell(t), true
+			return empty
+		}),
+		"total": clock("TOTAL", "total", func(s *analyze.RunSummary) cell {
+			if s.TotalNs != nil {
+				return secCell(*s.TotalNs)
 			}
-			return empty, false
-		}, true},
-		"entities":    {key, "entities", func(s *analyze.RunSummary) (cell, bool) { return countCell(s.Manifest().Entities), true }, false},
-		"server-heap": {key, "writer heap", heapCol(func(m *runfmt.Manifest) *int64 { return m.Server.MaxHeapBytes }), false},
-		"reader-heap": {key, "reader heap", heapCol(func(m *runfmt.Manifest) *int64 { return m.Reader.MaxHeapBytes }), false},
-		"full-gcs": {key, "writer full GCs", func(s *analyze.RunSummary) (cell, bool) {
-			if g := s.Manifest().WriterGC; g != nil && g.FullPauses != nil {
-				return countCell(*g.FullPauses), true
+			return empty
+		}),
+		"entities":    {key: key, header: "entities", run: func(s *analyze.RunSummary) cell { return countCell(man(s).Entities) }},
+		"server-heap": {key: key, header: "writer heap", unit: "bytes", run: heapCol(func(m *runfmt.Manifest) *int64 { return m.Server.MaxHeapBytes })},
+		"reader-heap": {key: key, header: "reader heap", unit: "bytes", run: heapCol(func(m *runfmt.Manifest) *int64 { return m.Reader.MaxHeapBytes })},
+		"full-gcs": {key: key, header: "writer full GCs", run: func(s *analyze.RunSummary) cell {
+			if g := man(s).WriterGC; g != nil && g.FullPauses != nil {
+				return countCell(*g.FullPauses)
 			}
-			return empty, false
-		}, false},
-		"young-gcs": {key, "writer young GCs", func(s *analyze.RunSummary) (cell, bool) {
-			if g := s.Manifest().WriterGC; g != nil && g.YoungPauses != nil {
-				return countCell(*g.YoungPauses), true
+			return empty
+		}},
+		"young-gcs": {key: key, header: "writer young GCs", run: func(s *analyze.RunSummary) cell {
+			if g := man(s).WriterGC; g != nil && g.YoungPauses != nil {
+				return countCell(*g.YoungPauses)
 			}
-			return empty, false
-		}, false},
+			return empty
+		}},
 	}
 	if c, ok := simple[key]; ok {
 		return c, nil
@@ -120,41 +132,40 @@ func columnFor(key string) (column, error) {
 		}
 		switch what {
 		case "load":
-			return column{key, coll + " load", func(s *analyze.RunSummary) (cell, bool) {
-				c, ok := find(s)
-				if !ok {
-					return empty, false
+			return column{key: key, header: coll + " load", unit: "s", coll: coll, metric: "wall", run: func(s *analyze.RunSummary) cell {
+				if c, ok := find(s); ok {
+					return secCell(c.WallNs)
 				}
-				return secCell(c.WallNs), true
-			}, true}, nil
+				return empty
+			}}, nil
 		case "mean", "p99":
-			return column{key, coll + " " + what + " upsert", func(s *analyze.RunSummary) (cell, bool) {
+			return column{key: key, header: coll + " " + what + " upsert", unit: "µs", coll: coll, metric: analyze.Metric(what), run: func(s *analyze.RunSummary) cell {
 				c, ok := find(s)
-				if !ok || c.Count == 0 {
-					return empty, false
+				switch {
+				case !ok || c.Count == 0:
+					return empty
+				case what == "mean":
+					return usCell(c.MeanNs)
 				}
-				if what == "mean" {
-					return usCell(c.MeanNs), true
-				}
-				return usCell(c.P99Ns), true
-			}, true}, nil
+				return usCell(c.P99Ns)
+			}}, nil
 		}
 	}
 	return column{}, fmt.Errorf("unknown column %q (use %s)", key, ColumnHelp)
 }
 
-func heapCol(get func(*runfmt.Manifest) *int64) func(*analyze.RunSummary) (cell, bool) {
-	return func(s *analyze.RunSummary) (cell, bool) {
-		b := get(s.Manifest())
+func heapCol(get func(*runfmt.Manifest) *int64) func(*analyze.RunSummary) cell {
+	return func(s *analyze.RunSummary) cell {
+		b := get(s.Run.Manifest)
 		if b == nil {
-			return empty, false
+			return empty
 		}
 		v := float64(*b)
-		return cell{text: runfmt.FormatBytes(b), value: &v, unit: "bytes"}, true
+		return cell{text: runfmt.FormatBytes(b), value: &v}
 	}
 }
 
-// conditionCols are the contract fields shown in the caption when equal across rows
+// conditionNames are the contract fields shown in the caption when equal across rows
 // and as their own column when they differ.
 var conditionNames = map[string]string{
 	"server-heap": "writer", "reader-heap": "reader", "server-version": "server", "loader": "loader", "target-mode": "target",
@@ -167,24 +178,26 @@ type TableJSON struct {
 	Schema    string         `json:"schema"`
 	Caption   string         `json:"caption"`
 	Columns   []string       `json:"columns"`
+	Units     []string       `json:"units"` // "s", "µs", "bytes", or "" (text, counts)
 	Rows      []TableRowJSON `json:"rows"`
 	Footnotes []string       `json:"footnotes"`
 }
 
-// TableRowJSON is one row: display cells, numbers (null = not recorded) and notes.
+// TableRowJSON is one row: display cells, numbers (null = not recorded or not a
+// number), a group's 95 % interval per cell (null for single runs and text), notes.
 type TableRowJSON struct {
 	Label  string     `json:"label"`
 	Runs   int        `json:"runs"`
 	Cells  []string   `json:"cells"`
 	Values []*float64 `json:"values"`
-	// HalfWidth is the 95 % half-width of each grouped mean (null for single runs).
-	HalfWidth []*float64 `json:"half_width"`
-	Notes     []string   `json:"notes"`
+	Low    []*float64 `json:"ci_low"`
+	High   []*float64 `json:"ci_high"`
+	Notes  []string   `json:"notes"`
 }
 
-// BuildTable computes the table. grouped entries show mean ± 95 % half-width over
-// their runs (a t-interval of the mean) for time columns.
-func BuildTable(entries []TableEntry, keys []string, grouped bool) (*TableJSON, error) {
+// BuildTable computes the table's cells; a group entry's time cells are the group's
+// estimates (geometric mean across runs and its 95 % interval, from analyze).
+func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 	if len(keys) == 0 {
 		keys = DefaultColumns
 	}
@@ -197,18 +210,17 @@ func BuildTable(entries []TableEntry, keys []string, grouped bool) (*TableJSON, 
 		cols = append(cols, c)
 	}
 	// conditions: caption when equal everywhere, a column when they differ
-	var caption []string
-	var condCols []analyze.ContractField
-	for _, f := range analyze.Contract {
-		name, ok := conditionNames[f.Name]
-		if !ok || (f.Name == "server-heap" && has(keys, "server-heap")) || (f.Name == "reader-heap" && has(keys, "reader-heap")) {
+	var caption, condCols []string
+	for _, f := range analyze.ContractFields() {
+		name, ok := conditionNames[f]
+		if !ok || (f == "server-heap" && has(keys, "server-heap")) || (f == "reader-heap" && has(keys, "reader-heap")) {
 			continue
 		}
 		vals := map[string]bool{}
 		var first string
 		for _, e := range entries {
 			for _, r := range e.Runs {
-				v := f.Value(r.Manifest())
+				v := analyze.ConditionValue(r.Run.Manifest, f)
 				if first == "" {
 					first = v
 				}
@@ -221,12 +233,14 @@ func BuildTable(entries []TableEntry, keys []string, grouped bool) (*TableJSON, 
 			caption = append(caption, conditionCaption(name, first))
 		}
 	}
-	t := &TableJSON{Schema: TableSchema, Caption: strings.Join(caption, ", ")}
+	t := &TableJSON{Schema: TableSchema, Caption: strings.Join(caption, ", "), Footnotes: []string{}}
 	for _, c := range cols {
 		t.Columns = append(t.Columns, c.header)
+		t.Units = append(t.Units, c.unit)
 	}
 	for _, f := range condCols {
-		t.Columns = append(t.Columns, conditionHeader(f.Name))
+		t.Columns = append(t.Columns, conditionHeader(f))
+		t.Units = append(t.Units, "")
 	}
 	notes := map[string]int{}
 	mark := func(n string) string {
@@ -239,29 +253,33 @@ func BuildTable(entries []TableEntry, keys []string, grouped bool) (*TableJSON, 
 	for _, e := range entries {
 		row := TableRowJSON{Label: e.Label, Runs: len(e.Runs)}
 		rowMarks := ""
+		for _, x := range e.Excluded {
+			rowMarks += mark(fmt.Sprintf("%s is not in the table: %s", x.Run, x.Reason))
+		}
 		for _, r := range e.Runs {
-			m := r.Manifest()
+			m := r.Run.Manifest
 			switch {
 			case m.ExitCode == 1:
-				rowMarks += mark(fmt.Sprintf("%s: FAILED run (%s, outcome %s) included with --include-failed; its figures are not trustworthy", r.Run.Dir, m.Verification.Status, m.Outcome.Status))
+				rowMarks += mark(fmt.Sprintf("%s: FAILED run (%s, outcome %s) shown on request; its figures are not trustworthy", r.Run.Dir, m.Verification.Status, m.Outcome.Status))
 			case m.ExitCode == 2:
 				rowMarks += mark(fmt.Sprintf("%s: unverified (target counts unknown, exit 2): completeness unproven", r.Run.Dir))
 			}
 		}
 		for _, c := range cols {
-			cl, hw := entryCell(c, e, grouped)
-			if cl.note != "" {
-				cl.text += mark(cl.note)
+			cl := entryCell(c, e)
+			for _, n := range cl.notes {
+				cl.text += mark(n)
 			}
 			row.Cells = append(row.Cells, cl.text)
 			row.Values = append(row.Values, cl.value)
-			row.HalfWidth = append(row.HalfWidth, hw)
+			row.Low = append(row.Low, cl.low)
+			row.High = append(row.High, cl.high)
 		}
 		for _, f := range condCols {
 			vals := map[string]bool{}
 			var list []string
 			for _, r := range e.Runs {
-				v := f.Value(r.Manifest())
+				v := analyze.ConditionValue(r.Run.Manifest, f)
 				if !vals[v] {
 					list = append(list, v)
 				}
@@ -269,15 +287,13 @@ func BuildTable(entries []TableEntry, keys []string, grouped bool) (*TableJSON, 
 			}
 			row.Cells = append(row.Cells, strings.Join(list, " / "))
 			row.Values = append(row.Values, nil)
-			row.HalfWidth = append(row.HalfWidth, nil)
+			row.Low = append(row.Low, nil)
+			row.High = append(row.High, nil)
 		}
 		if rowMarks != "" && len(row.Cells) > 0 {
 			row.Cells[0] += rowMarks
 		}
 		t.Rows = append(t.Rows, row)
-	}
-	if t.Footnotes == nil {
-		t.Footnotes = []string{}
 	}
 	for i := range t.Rows {
 		t.Rows[i].Notes = append([]string{}, rowFootnotes(t, t.Rows[i])...)
@@ -323,80 +339,70 @@ func conditionCaption(name, v string) string {
 func superscript(n int) string {
 	digits := []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
 	s := ""
-	for _, d := range fmt.Sprint(n) {
+	for _, d := range strconv.Itoa(n) {
 		s += string(digits[d-'0'])
 	}
 	return s
 }
 
-// entryCell is one column of one entry: the run's own figure, or for a group the
-// mean over the runs that recorded it ± the 95 % t half-width.
-func entryCell(c column, e TableEntry, grouped bool) (cell, *float64) {
-	if !grouped || len(e.Runs) == 1 {
-		cl, _ := c.run(e.Runs[0])
-		return cl, nil
+// entryCell is one column of one entry: the run's own figure, or a group's estimate.
+func entryCell(c column, e TableEntry) cell {
+	if !e.Group {
+		return c.run(e.Runs[0])
 	}
-	var vals []float64
-	var unit, note string
-	texts := map[string]bool{}
-	var firstText string
-	for _, r := range e.Runs {
-		cl, ok := c.run(r)
-		if cl.note != "" && note == "" {
-			note = cl.note
+	if c.metric == "" { // text and counts: the value when the runs agree
+		texts := map[string]bool{}
+		var first cell
+		for _, r := range e.Runs {
+			cl := c.run(r)
+			if cl.text == empty.text {
+				continue
+			}
+			if len(texts) == 0 {
+				first = cl
+			}
+			texts[cl.text] = true
 		}
-		if !ok {
-			continue
+		switch len(texts) {
+		case 0:
+			return empty
+		case 1:
+			return first
 		}
-		if cl.value != nil && c.seconds && cl.note == "" {
-			vals = append(vals, *cl.value)
-			unit = cl.unit
-		}
-		if firstText == "" {
-			firstText = cl.text
-		}
-		texts[cl.text] = true
+		return cell{text: "varies"}
 	}
-	if !c.seconds {
-		if len(texts) == 1 {
-			return cell{text: firstText}, nil
-		}
-		if len(texts) == 0 {
-			return empty, nil
-		}
-		return cell{text: "varies"}, nil
+	est := analyze.EstimateOf(e.Runs, c.coll, c.metric)
+	out := cell{value: est.Value, low: est.Low, high: est.High}
+	for _, x := range est.Excluded {
+		out.notes = append(out.notes, x.Run+" has no "+c.header+" figure: "+x.Reason)
 	}
-	if len(vals) == 0 {
-		return cell{text: "—", note: note}, nil
+	if est.Value == nil {
+		out.text = empty.text
+		return out
 	}
-	m := 0.0
-	for _, v := range vals {
-		m += v
+	unit := " " + c.unit
+	num := func(v float64) string { return Fixed(v, 1) }
+	switch {
+	case est.Low != nil:
+		out.text = num(*est.Value) + unit + " [" + num(*est.Low) + ", " + num(*est.High) + "]"
+	case est.Runs == 1:
+		out.text = num(*est.Value) + unit + " (1 run)"
+	default:
+		out.text = num(*est.Value) + unit + " (no interval)"
+		out.notes = append(out.notes, c.header+": "+est.Reason)
 	}
-	m /= float64(len(vals))
-	out := cell{value: &m, unit: unit}
-	suffix := " s"
-	num := Fixed(m, 1)
-	if unit == "us" {
-		suffix = " µs"
+	if est.Runs < est.Of {
+		out.text += fmt.Sprintf(" (%d of %d runs)", est.Runs, est.Of)
 	}
-	if len(vals) < 2 {
-		out.text = num + suffix + " (1 run)"
-		return out, nil
+	return out
+}
+
+// csvNumber writes a number for machines: 12 significant digits, no grouping.
+func csvNumber(v *float64) string {
+	if v == nil {
+		return ""
 	}
-	ss := 0.0
-	for _, v := range vals {
-		ss += (v - m) * (v - m)
-	}
-	hw := analyze.TQuantile975(float64(len(vals)-1)) * math.Sqrt(ss/float64(len(vals)-1)) / math.Sqrt(float64(len(vals)))
-	out.text = num + " ± " + Fixed(hw, 1) + suffix
-	if len(vals) < len(e.Runs) {
-		out.text += fmt.Sprintf(" (%d of %d runs)", len(vals), len(e.Runs))
-	}
-	if note != "" {
-		out.note = note
-	}
-	return out, &hw
+	return strconv.FormatFloat(*v, 'g', 12, 64)
 }
 
 // WriteTable renders a table.
@@ -405,27 +411,7 @@ func WriteTable(w io.Writer, t *TableJSON, f Format) error {
 	case JSON:
 		return WriteJSON(w, t)
 	case CSV:
-		cw := csv.NewWriter(w)
-		cw.Write(append([]string{"label"}, append(t.Columns, "notes")...))
-		for _, r := range t.Rows {
-			rec := []string{r.Label}
-			for i, v := range r.Values {
-				switch {
-				case v != nil && r.HalfWidth[i] == nil:
-					rec = append(rec, fmt.Sprint(*v))
-				case v != nil:
-					rec = append(rec, fmt.Sprintf("%g ± %g", *v, *r.HalfWidth[i]))
-				case r.Cells[i] == "—":
-					rec = append(rec, "") // not recorded
-				default:
-					rec = append(rec, strings.TrimRight(r.Cells[i], "⁰¹²³⁴⁵⁶⁷⁸⁹"))
-				}
-			}
-			rec = append(rec, strings.Join(rowFootnotes(t, r), " | "))
-			cw.Write(rec)
-		}
-		cw.Flush()
-		return cw.Error()
+		return writeTableCSV(w, t)
 	}
 	if t.Caption != "" {
 		if f == Markdown {
@@ -456,6 +442,58 @@ func WriteTable(w io.Writer, t *TableJSON, f Format) error {
 		}
 	}
 	return nil
+}
+
+// writeTableCSV writes one value per cell: a numeric column holds numbers only (its
+// unit in the header; empty where nothing was recorded, the reason in the notes
+// column), and a column with intervals gets its low and high ends as columns of their
+// own. Text columns (build, conditions) hold text.
+func writeTableCSV(w io.Writer, t *TableJSON) error {
+	interval := make([]bool, len(t.Columns))
+	numeric := make([]bool, len(t.Columns))
+	for _, r := range t.Rows {
+		for i := range t.Columns {
+			interval[i] = interval[i] || r.Low[i] != nil
+			numeric[i] = numeric[i] || r.Values[i] != nil || t.Units[i] != ""
+		}
+	}
+	head := []string{"label", "runs"}
+	for i, c := range t.Columns {
+		name := c
+		if u := t.Units[i]; u != "" {
+			name += " (" + u + ")"
+		}
+		head = append(head, name)
+		if interval[i] {
+			u := ""
+			if t.Units[i] != "" {
+				u = " (" + t.Units[i] + ")"
+			}
+			head = append(head, c+" 95% low"+u, c+" 95% high"+u)
+		}
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(append(head, "notes"))
+	for _, r := range t.Rows {
+		rec := []string{r.Label, strconv.Itoa(r.Runs)}
+		for i := range t.Columns {
+			switch {
+			case numeric[i]:
+				rec = append(rec, csvNumber(r.Values[i]))
+			case r.Cells[i] == empty.text:
+				rec = append(rec, "")
+			default:
+				rec = append(rec, strings.TrimRight(r.Cells[i], "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+			}
+			if interval[i] {
+				rec = append(rec, csvNumber(r.Low[i]), csvNumber(r.High[i]))
+			}
+		}
+		rec = append(rec, strings.Join(rowFootnotes(t, r), " | "))
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // rowFootnotes are the footnotes a row's cells point at (for CSV, which has no marks).

@@ -33,6 +33,13 @@ const (
 // The Java harness spells two columns differently; the reader accepts its header too.
 var columnAliases = map[string]string{"primaryKey": ColPrimaryKey, "upsert_nanos": ColUpsertNs}
 
+// knownHeaders names both headers the reader accepts, for errors: a header it does not
+// know may be either file's.
+const knownHeaders = "warmstat's entities.csv has seq, collection, primary_key, batch, start_ns, upsert_ns; " +
+	"the Java harness's per-entity.csv has collection, primaryKey, upsert_nanos"
+
+const utf8BOM = "\xef\xbb\xbf"
+
 var columnIndex = map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5}
 
 // CSVReader streams entities.csv (or the Java harness's per-entity.csv) row by row
@@ -59,6 +66,8 @@ func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Spreadsheets and some Windows tools save UTF-8 with a byte-order mark.
+	hdr = bytes.TrimPrefix(hdr, []byte(utf8BOM))
 	for i, h := range bytes.Split(hdr, []byte{','}) {
 		name := strings.TrimSpace(string(h))
 		if a, ok := columnAliases[name]; ok {
@@ -66,7 +75,7 @@ func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
 		}
 		j, ok := columnIndex[name]
 		if !ok {
-			return nil, perr(file, 1, name, "unknown column (expected seq, collection, primary_key, batch, start_ns, upsert_ns)")
+			return nil, perr(file, 1, strconv.Quote(name), "unknown column (%s)", knownHeaders)
 		}
 		if cr.col[j] >= 0 {
 			return nil, perr(file, 1, name, "column appears twice")

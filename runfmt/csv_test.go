@@ -87,7 +87,9 @@ func TestCSVErrors(t *testing.T) {
 	cases := []struct{ name, data, want string }{
 		{"empty file", "", "x.csv:1: empty file: no header"},
 		{"missing column", "collection,primary_key\nA,1\n", "x.csv:1: field upsert_ns: missing column"},
-		{"unknown column", "collection,primary_key,upsert_ns,colour\n", "x.csv:1: field colour: unknown column"},
+		{"unknown column", "collection,primary_key,upsert_ns,colour\n", `x.csv:1: field "colour": unknown column (warmstat's entities.csv has seq,`},
+		// an invisible character is shown, and the harness's own header is named too
+		{"zero-width space", "\u200bcollection,primaryKey,upsert_nanos\n", `x.csv:1: field "\u200bcollection": unknown column`},
 		{"duplicate column", "collection,primary_key,upsert_ns,upsert_ns\n", "x.csv:1: field upsert_ns: column appears twice"},
 		{"truncated", h + "1,A,1,1,0,100\n2,A,2,1,1", "x.csv:3: truncated: last line has no line end"},
 		{"bad number", h + "1,A,1,1,0,12x\n", `x.csv:2: field upsert_ns: "12x" is not a non-negative integer`},
@@ -120,6 +122,24 @@ func TestCSVErrors(t *testing.T) {
 				t.Fatalf("error spans lines: %q", err)
 			}
 		})
+	}
+}
+
+// A UTF-8 byte-order mark (spreadsheets, Windows tools) before either header is not a
+// column name; and an unknown column lists the harness's columns as well as ours.
+func TestCSVByteOrderMark(t *testing.T) {
+	for _, hdr := range []string{"collection,primaryKey,upsert_nanos\nProduct,3,100\n", CSVHeader + "\n1,Product,3,,,100\n"} {
+		rows, err := readAll(t, "\xef\xbb\xbf"+hdr)
+		if err != nil {
+			t.Fatalf("BOM before %q: %v", hdr, err)
+		}
+		if len(rows) != 1 || rows[0].Collection != "Product" || rows[0].UpsertNs != 100 {
+			t.Fatalf("rows %+v", rows)
+		}
+	}
+	_, err := readAll(t, "collection,primary_key,upsert_time\n")
+	if err == nil || !strings.Contains(err.Error(), "per-entity.csv has collection, primaryKey, upsert_nanos") {
+		t.Fatalf("unknown column: %v", err)
 	}
 }
 

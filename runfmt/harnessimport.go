@@ -14,6 +14,11 @@ import (
 // the report's 0.1 s rounding). On any error nothing is left at out.
 // check, if not nil, runs on the staged directory before it is moved into place.
 func WriteHarnessRun(out string, m *Manifest, csvPath, logPath string, check func(dir string) error) (err error) {
+	// refuse before staging: an error must name what the user gave, never the staging
+	// directory
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("%s: the run it describes is invalid: %w", logPath, err)
+	}
 	st, err := Stage(out)
 	if err != nil {
 		return err
@@ -65,6 +70,9 @@ func WriteHarnessRun(out string, m *Manifest, csvPath, logPath string, check fun
 		return perr(csvPath, 0, ColUpsertNs, "upsert times add up to %.3f s, but the report's upsert (pure) is %.1f s", float64(total)/1e9, float64(m.Timings.UpsertNs)/1e9)
 	}
 	m.Timings.UpsertNs = total
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("%s with the exact upsert times of %s: %w", logPath, csvPath, err)
+	}
 	if err := copyFile(logPath, filepath.Join(st.Dir(), HarnessStdoutFile)); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // HarnessReport is what the Java harness's stdout says about one run
@@ -98,7 +99,7 @@ func parseHarness(path string, data []byte) (*HarnessReport, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		L.lines = append(L.lines, strings.TrimRight(ansiRe.ReplaceAllString(sc.Text(), ""), "\r"))
+		L.lines = append(L.lines, strings.TrimRight(ansiRe.ReplaceAllString(decodeLine(sc.Text()), ""), "\r"))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, perr(path, len(L.lines)+1, "", "%v", err)
@@ -147,6 +148,20 @@ func parseHarness(path string, data []byte) (*HarnessReport, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// decodeLine reads a log line in the JVM's output encoding: UTF-8, or, where the bytes
+// are not UTF-8, ISO-8859-1 (a JVM in a cs_CZ or de_DE locale on a Latin-1 terminal
+// writes the NBSP it groups digits with as the single byte 0xA0).
+func decodeLine(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return string(r)
 }
 
 func (r *HarnessReport) parseBlock(L *logLines, title int) (int, error) {

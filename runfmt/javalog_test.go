@@ -127,6 +127,23 @@ func TestHarnessLogSpaceGroupingAndANSI(t *testing.T) {
 	}
 }
 
+// A cs_CZ JVM writing to a Latin-1 terminal groups digits with the single byte 0xA0,
+// not UTF-8's C2 A0: the README promises any JVM locale, so the parse must not care.
+func TestHarnessLogLatin1(t *testing.T) {
+	want, data := fixture(t, "cs_CZ")
+	latin1 := strings.ReplaceAll(data, "\u00a0", "\xa0")
+	if latin1 == data || strings.Contains(latin1, "\u00a0") {
+		t.Fatal("fixture has no NBSP to re-encode")
+	}
+	r, err := parseHarness("latin1.log", []byte(latin1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Entities != want.Entities || r.LoadWallNs != want.LoadWallNs || r.Overall != want.Overall || len(r.Collections) != len(want.Collections) {
+		t.Fatalf("Latin-1 parse differs: %+v vs %+v", r.Overall, want.Overall)
+	}
+}
+
 func TestHarnessLogErrors(t *testing.T) {
 	_, data := fixture(t, "ok")
 	lines := strings.Split(data, "\n")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -331,7 +332,11 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 	if err := m.validate(); err != nil {
 		var fe *fieldErr
 		if errors.As(err, &fe) {
-			return nil, perr(path, lineOfKey(data, lastKey(fe.field)), fe.field, "%s", fe.msg)
+			line := lineOfPath(data, fe.field)
+			if line == 0 {
+				line = lineOfKey(data, lastKey(fe.field))
+			}
+			return nil, perr(path, line, fe.field, "%s", fe.msg)
 		}
 		return nil, err
 	}
@@ -474,7 +479,7 @@ func (m *Manifest) validate() error {
 	if want := ExitCodeFor(m.Outcome.Status, m.Verification.Status); m.ExitCode != want {
 		return ferr("exit_code", "%d, but outcome %s with verification %s means %d", m.ExitCode, m.Outcome.Status, m.Verification.Status, want)
 	}
-	return nil
+	return m.checkClocks()
 }
 
 // WriteManifest writes m (validated) as indented JSON.
@@ -489,20 +494,42 @@ func WriteManifest(path string, m *Manifest) error {
 	return writeFileSync(path, append(data, '\n'))
 }
 
+// writeFileSync writes data to a temporary file beside path and renames it into place:
+// a reader sees the old file or the whole new one, never half of it.
 func writeFileSync(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileAtomic writes a file through write into a temporary file in path's
+// directory, syncs it and renames it over path. On any error path is untouched and
+// no temporary file is left behind.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
+	if err = f.Chmod(0o644); err != nil {
 		return err
 	}
-	return f.Close()
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func jsonErr(path string, data []byte, err error) error {

@@ -2,8 +2,12 @@ package runfmt
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,10 +108,116 @@ func TestScanAgainstManifest(t *testing.T) {
 	if err := run.ScanRows(nil); err == nil || !strings.Contains(err.Error(), `field collection: "Voucher" is not a collection of`) {
 		t.Fatalf("foreign collection: %v", err)
 	}
-	// right total, wrong split between collections
-	write(strings.Join(lines[:len(lines)-2], "") + strings.Replace(lines[len(lines)-2], "Tag", "Stock", 1))
+	// right total, wrong split between collections (the moved row takes 0 ns, so the
+	// sums still fit)
+	moved := strings.Split(strings.Replace(lines[len(lines)-2], "Tag", "Stock", 1), ",")
+	moved[len(moved)-1] = "0\n"
+	write(strings.Join(lines[:len(lines)-2], "") + strings.Join(moved, ","))
 	if err := run.ScanRows(nil); err == nil || !strings.Contains(err.Error(), `151 rows of "Stock"`) {
 		t.Fatalf("wrong split: %v", err)
+	}
+}
+
+// A row that cannot be true is refused where it stands, naming line and field, before
+// any sum of it can overflow: the largest int64 as an upsert time used to print a
+// negative mean. A CSV whose sums fall short of the manifest's is another run's.
+func TestScanRefusesImpossibleSums(t *testing.T) {
+	dir := t.TempDir()
+	nativeRun(t, dir, false)
+	run, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, EntitiesFile))
+	lines := strings.SplitAfter(string(csv), "\n")
+	setUpsert := func(i int, v string) {
+		f := strings.Split(strings.TrimSuffix(lines[i], "\n"), ",")
+		f[len(f)-1] = v
+		body := append(slices.Clone(lines[:i]), strings.Join(f, ",")+"\n")
+		os.WriteFile(filepath.Join(dir, EntitiesFile), []byte(strings.Join(append(body, lines[i+1:]...), "")), 0o644)
+	}
+	setUpsert(70, "9223372036854775807") // a Product row
+	err = run.ScanRows(func(Row) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "entities.csv:71: field upsert_ns: 9223372036854775807 ns takes the upserts of \"Product\" past") {
+		t.Fatalf("overflowing row: %v", err)
+	}
+	setUpsert(70, "1")
+	err = run.ScanRows(nil)
+	if err == nil || !strings.Contains(err.Error(), `field upsert_ns: the upserts of "Product" add up to`) || !strings.Contains(err.Error(), "collections[1].upsert_ns") {
+		t.Fatalf("short sum: %v", err)
+	}
+}
+
+// Clocks that cannot all be true are refused with the field and its line: a part
+// longer than the whole it was timed inside (negative ingest, 200 % shares), a load of
+// many entities in 0 ns, or totals that overflow.
+func TestManifestClockChecks(t *testing.T) {
+	data, m := validManifestJSON(t)
+	set := func(path []string, v int64) string {
+		var doc map[string]any
+		json.Unmarshal([]byte(data), &doc)
+		var node any = doc
+		for _, k := range path[:len(path)-1] {
+			if i, err := strconv.Atoi(k); err == nil {
+				node = node.([]any)[i]
+			} else {
+				node = node.(map[string]any)[k]
+			}
+		}
+		node.(map[string]any)[path[len(path)-1]] = v
+		out, _ := json.MarshalIndent(doc, "", "  ")
+		return string(out)
+	}
+	line := func(doc, parent, key string, nth int) string { // line of the nth key after parent
+		off := strings.Index(doc, `"`+parent+`"`)
+		for k := 0; k <= nth; k++ {
+			i := strings.Index(doc[off:], `"`+key+`"`)
+			off += i + 1
+		}
+		return "m.json:" + strconv.Itoa(strings.Count(doc[:off], "\n")+1) + ": "
+	}
+	load := m.Timings.LoadWallNs
+	cases := []struct {
+		name string
+		doc  string
+		want func(doc string) string
+	}{
+		{"upsert beyond load", set([]string{"timings", "upsert_ns"}, 2*load), func(d string) string {
+			return line(d, "timings", "upsert_ns", 0) + "field timings.upsert_ns: the upserts take"
+		}},
+		{"read beyond load", set([]string{"timings", "source_read_ns"}, load+1), func(d string) string {
+			return line(d, "timings", "source_read_ns", 0) + "field timings.source_read_ns: the source reads take"
+		}},
+		{"zero load", set([]string{"timings", "load_wall_ns"}, 0), func(d string) string {
+			return line(d, "timings", "load_wall_ns", 0) + "field timings.load_wall_ns: 0 ns for a load of 700 entities"
+		}},
+		{"collection upsert beyond its wall", set([]string{"collections", "2", "upsert_ns"}, m.Collections[2].WallNs+1), func(d string) string {
+			return line(d, "collections", "upsert_ns", 2) + `field collections[2].upsert_ns: the upserts take 0.023004673 s, longer than the wall-clock of "Stock"`
+		}},
+		{"golive overflows total", set([]string{"golive", "ns"}, math.MaxInt64), func(d string) string {
+			return "field golive.ns: 9223372036854775807: load wall-clock plus goLive overflows"
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseManifest("m.json", []byte(c.doc))
+			if want := c.want(c.doc); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+		})
+	}
+	// a coarse clock may print 0.0 s for a tiny load; exact upserts within half a step
+	// of the printed figures are consistent with it
+	coarse := *m
+	coarse.Timings = Timings{ResolutionNs: 1e8, LoadWallNs: 0, UpsertNs: 4e7, SourceReadNs: 0}
+	coarse.Collections = []Collection{{Name: "Tag", Entities: 700, UpsertNs: 4e7}}
+	coarse.GoLive = GoLive{Status: GoLiveSkipped}
+	if err := coarse.Validate(); err != nil {
+		t.Fatalf("0.0 s at 0.1 s resolution: %v", err)
+	}
+	coarse.Timings.UpsertNs, coarse.Collections[0].UpsertNs = 2e8, 2e8
+	if err := coarse.Validate(); err == nil {
+		t.Fatal("0.2 s of upserts inside a load printed as 0.0 s accepted")
 	}
 }
 
@@ -133,5 +243,52 @@ func TestStageRefusesForeignDirectory(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 2 {
 		t.Fatalf("leftovers after abort: %v", ents)
+	}
+}
+
+// A folder a killed load left (entities.csv, no manifest.json) is reported, not
+// silently skipped; a folder that is no run at all is not a run.
+func TestRunDirsReportsIncompleteRuns(t *testing.T) {
+	dir := t.TempDir()
+	nativeRun(t, filepath.Join(dir, "run-1"), false)
+	os.MkdirAll(filepath.Join(dir, "run-2"), 0o755)
+	os.WriteFile(filepath.Join(dir, "run-2", EntitiesFile), []byte(CSVHeader+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "run-1.work"), 0o755)
+	runs, skipped, err := RunDirs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || len(skipped) != 1 || skipped[0].Dir != filepath.Join(dir, "run-2") || !strings.Contains(skipped[0].Reason, "no manifest.json") {
+		t.Fatalf("runs %v, skipped %+v", runs, skipped)
+	}
+	os.RemoveAll(filepath.Join(dir, "run-1"))
+	if _, _, err := RunDirs(dir); err == nil || !strings.Contains(err.Error(), "1 incomplete: "+filepath.Join(dir, "run-2")) {
+		t.Fatalf("only an incomplete run: %v", err)
+	}
+}
+
+// A failed write leaves the old file as it was and no temporary file behind.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.svg")
+	os.WriteFile(p, []byte("old"), 0o644)
+	err := WriteFileAtomic(p, func(w io.Writer) error {
+		w.Write([]byte("half of the new"))
+		return errors.New("renderer ran out of memory")
+	})
+	if err == nil {
+		t.Fatal("error lost")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Fatalf("old file changed to %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("leftovers: %v", ents)
+	}
+	if err := WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Fatalf("got %q", b)
 	}
 }

@@ -27,26 +27,50 @@ func IsRunDir(dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// Incomplete is a directory that holds a run's per-upsert CSV but no manifest: what a
+// killed load leaves behind (the manifest is written last), or a run still being
+// written. It is never read, and never silently skipped either.
+type Incomplete struct {
+	Dir    string
+	Reason string
+}
+
 // RunDirs returns path itself when it is a run directory, else the run directories
-// directly inside it (sorted by name); a path holding none is an error.
-func RunDirs(path string) ([]string, error) {
+// directly inside it (sorted by name), and the subdirectories that look like runs
+// but have no manifest. A path holding no run is an error.
+func RunDirs(path string) ([]string, []Incomplete, error) {
 	if IsRunDir(path) {
-		return []string{path}, nil
+		return []string{path}, nil, nil
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var dirs []string
+	var skipped []Incomplete
 	for _, e := range ents {
-		if d := filepath.Join(path, e.Name()); e.IsDir() && IsRunDir(d) {
+		d := filepath.Join(path, e.Name())
+		switch {
+		case !e.IsDir():
+		case IsRunDir(d):
 			dirs = append(dirs, d)
+		case fileExists(filepath.Join(d, EntitiesFile)):
+			skipped = append(skipped, Incomplete{Dir: d, Reason: "has " + EntitiesFile + " but no " + ManifestFile + " (a load that was killed, or is still running)"})
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no run directories (no %s in it or in its subdirectories)", path, ManifestFile)
+		why := ""
+		if len(skipped) > 0 {
+			why = fmt.Sprintf("; %d incomplete: %s %s", len(skipped), skipped[0].Dir, skipped[0].Reason)
+		}
+		return nil, skipped, fmt.Errorf("%s holds no run directories (no %s in it or in its subdirectories%s)", path, ManifestFile, why)
 	}
-	return dirs, nil
+	return dirs, skipped, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Open reads dir's manifest and checks that its CSV exists.
@@ -74,8 +98,11 @@ func Open(dir string) (*Run, error) {
 func (r *Run) Label() string { return r.Manifest.Build.Label + "/" + r.Manifest.RunID }
 
 // ScanRows streams entities.csv through fn and checks it against the manifest: every
-// row's collection is a manifest collection, and per-collection and total row counts
-// equal the manifest's. fn may be nil (validation only).
+// row's collection is a manifest collection, per-collection and total row counts
+// equal the manifest's, and each collection's upsert times add up to its manifest
+// upsert_ns (within half the stated resolution). A row that would take a collection
+// past that sum is refused where it stands, so no sum of rows can overflow. fn may be
+// nil (validation only).
 func (r *Run) ScanRows(fn func(Row) error) error {
 	path := filepath.Join(r.Dir, EntitiesFile)
 	f, err := os.Open(path)
@@ -97,6 +124,8 @@ func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn fun
 		index[c.Name] = i
 	}
 	counts := make([]int64, len(m.Collections))
+	sums := make([]int64, len(m.Collections))
+	half := m.Timings.ResolutionNs / 2
 	var total int64
 	lastName, last := "", -1
 	for {
@@ -114,6 +143,12 @@ func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn fun
 			}
 			lastName, last = row.Collection, i
 		}
+		c := &m.Collections[last]
+		if row.UpsertNs > addSat(c.UpsertNs, half)-sums[last] {
+			return perr(csvName, cr.Line(), ColUpsertNs, "%d ns takes the upserts of %q past the %s %s records for them (collections[%d].upsert_ns): an overflowed figure, or a row of another run?",
+				row.UpsertNs, c.Name, Duration(c.UpsertNs), manifestName, last)
+		}
+		sums[last] += row.UpsertNs
 		counts[last]++
 		total++
 		if fn != nil {
@@ -128,6 +163,10 @@ func ScanAgainst(rd io.Reader, csvName, manifestName string, m *Manifest, fn fun
 	for i, c := range m.Collections {
 		if counts[i] != c.Entities {
 			return perr(csvName, cr.Line(), ColCollection, "%d rows of %q, but %s says %d", counts[i], c.Name, manifestName, c.Entities)
+		}
+		if sums[i] < c.UpsertNs-half {
+			return perr(csvName, cr.Line(), ColUpsertNs, "the upserts of %q add up to %s, but %s records %s (collections[%d].upsert_ns): the CSV of another run?",
+				c.Name, Duration(sums[i]), manifestName, Duration(c.UpsertNs), i)
 		}
 	}
 	return nil
@@ -173,7 +212,7 @@ func mustBeAbsentOrEmpty(dir string) error {
 		return err
 	}
 	if len(ents) > 0 {
-		return fmt.Errorf("%s exists and is not empty; refusing to overwrite it (choose a new --out)", dir)
+		return fmt.Errorf("%s exists and is not empty; refusing to overwrite it (choose another directory)", dir)
 	}
 	return nil
 }

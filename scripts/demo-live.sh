@@ -36,13 +36,9 @@ args_b=$(server_args B) || exit 3
 A=$(label A); B=$(label B)
 [ "$A" != "$B" ] || { A="A-$A"; B="B-$B"; }
 
-# the demo directory is wiped only when it is warmstat's (the same marker rule as
-# the loader's work directory): absent, empty, or carrying .warmstat-owned
-if [ -e "$demo" ] && [ -n "$(ls -A "$demo" 2>/dev/null)" ] && [ ! -e "$demo/.warmstat-owned" ]; then
-  echo "demo: refusing to wipe $demo: it is not empty and has no .warmstat-owned marker (set DEMO_DIR)" >&2
-  exit 1
-fi
-rm -rf "$demo" && mkdir -p "$demo" && echo "created by warmstat's demo" >"$demo/.warmstat-owned"
+# the demo directory is claimed by the loader's ownership rule: absent, empty, or
+# carrying .warmstat-owned; anything else is refused, never wiped
+./scripts/owned-dir.sh "$demo"
 
 echo "== seeding a small production-shaped catalog (scale ${DEMO_SCALE:-0.002}) with $B"
 # shellcheck disable=SC2086

@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -403,8 +404,11 @@ type Stats struct {
 	Took     time.Duration
 }
 
+// ErrCatalogExists: the catalog exists, and Seed was not asked to replace it.
+var ErrCatalogExists = errors.New("it is dropped only when replacing it is asked for")
+
 // Seed writes the profile's catalog into the server behind c and makes it ALIVE. An
-// existing catalog of that name is refused unless replace.
+// existing catalog of that name is refused (ErrCatalogExists) unless replace.
 func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scale float64, seed uint64, replace bool, progress io.Writer) (*Stats, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -413,7 +417,7 @@ func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scal
 	if _, known, err := c.CatalogState(ctx, catalog); err != nil {
 		return nil, err
 	} else if known && !replace {
-		return nil, fmt.Errorf("catalog %q already exists on %s; --replace drops it", catalog, c.Addr)
+		return nil, fmt.Errorf("catalog %q already exists on %s: %w", catalog, c.Addr, ErrCatalogExists)
 	} else if known {
 		if _, err := c.DeleteCatalogIfExists(ctx, catalog); err != nil {
 			return nil, err

@@ -4,18 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/report"
-)
-
-// Exit codes of compare.
-const (
-	exitRefused    = 3
-	exitRegression = 4
 )
 
 func compareCommand() *cli.Command {
@@ -26,19 +19,26 @@ func compareCommand() *cli.Command {
 		Description: "A and B are each a run directory or a directory of run directories (one build, repeated runs).\n" +
 			"For every metric it prints A, B (geometric means across runs), the change, a 95 % interval of the\n" +
 			"change and a verdict: faster / slower only when the whole interval clears the noise threshold,\n" +
-			"unresolved otherwise, insufficient with fewer than 2 runs on a side.\n\n" +
+			"unresolved otherwise, insufficient without an interval (fewer than 2 runs on a side, or runs that\n" +
+			"all agree exactly). Intervals of figures from a coarse clock (0.1 s in imported Java reports) are\n" +
+			"widened by its rounding. Every run left out of a group or of a metric is listed with its reason.\n\n" +
 			"Intervals treat the run as the unit of replication. --method welch-t (default) is a Welch t-interval\n" +
 			"on per-run log statistics: measured calibrated at 2-5 runs per build. two-stage-bootstrap (runs, then\n" +
 			"samples inside runs) and cluster-bootstrap (runs only) are available for study; both are\n" +
 			"anti-conservative below ~10 runs. --resamples and --seed make bootstrap output reproducible.\n\n" +
 			"Refuses (exit 3, no comparison printed) when a recorded condition differs between or within groups:\n" +
-			"  " + strings.Join(analyze.ContractFieldNames(), ", ") + "\n" +
-			"(the build is expected to differ between A and B, and the server version with it, never within a group).\n" +
-			"Exit codes: 0 compared, 1 bad input, 3 refused as incomparable, 4 regression with --fail-on-regression.",
+			"  " + strings.Join(analyze.ContractFields(), ", ") + "\n" +
+			"(the build is expected to differ between A and B, and the server version with it, never within a group),\n" +
+			"and when a run appears twice (a copied run directory, or the same run on both sides).\n\n" +
+			"Gates (--gate COLLECTION/METRIC, default the dominant collection's mean and */ingest) are listed with\n" +
+			"their outcome whenever --gate, --fail-on-regression or --require-verdict is given.\n" +
+			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with\n" +
+			"--require-verdict), 4 a gate slower with --fail-on-regression.",
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gated metric is slower"},
-			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC gated by --fail-on-regression (default: the dominant collection's mean and */ingest)"},
+			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC to judge (repeatable; default: the dominant collection's mean and */ingest)"},
+			&cli.BoolFlag{Name: "require-verdict", Usage: "exit 3 when a gate could not be judged (no interval: too few runs)"},
 		),
 		Action: runCompare,
 	}
@@ -48,9 +48,9 @@ func compareCommand() *cli.Command {
 func comparisonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
-		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %: a verdict needs the whole interval beyond ±threshold"},
-		&cli.StringFlag{Name: "method", Value: string(analyze.MethodWelchT), Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
-		&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples"},
+		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in % (0 to 100): a verdict needs the whole interval beyond ±threshold"},
+		&cli.StringFlag{Name: "method", Value: "welch-t", Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
+		&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples (100 to 1,000,000)"},
 		&cli.IntFlag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
 		&cli.StringSliceFlag{Name: "allow-mismatch", Usage: "compare despite this differing condition (repeatable); output is stamped NOT COMPARABLE"},
 		&cli.BoolFlag{Name: "include-unverified", Usage: "use unverified runs (exit 2) instead of excluding them; the result is labelled"},
@@ -60,119 +60,85 @@ func comparisonFlags() []cli.Flag {
 
 func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 2 {
-		return fmt.Errorf("compare needs two arguments: A B")
+		return usageError(cmd, "compare needs two arguments, A and B (got %d)", cmd.Args().Len())
 	}
 	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
 	if err != nil {
-		return err
+		return usageError(cmd, "--format: %v", err)
 	}
-	gates := cmd.StringSlice("gate")
-	for _, g := range gates {
-		if _, _, ok := parseGate(g); !ok {
-			return fmt.Errorf("--gate %q: want COLLECTION/METRIC, e.g. Product/mean or */ingest", g)
-		}
-	}
-	c, view, err := buildComparison(cmd, cmd.Args().Get(0), cmd.Args().Get(1), f)
+	c, err := buildComparison(cmd, cmd.Args().Get(0), cmd.Args().Get(1), f)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteCompare(cmd.Root().Writer, c, view, f); err != nil {
+	out := cmd.Root().Writer
+	if err := report.WriteCompare(out, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
 	}
-	if cmd.Bool("fail-on-regression") {
-		if len(gates) == 0 {
-			gates = []string{c.Dominant + "/mean", "*/ingest"}
+	var slower, unjudged []string
+	for _, g := range c.Gates {
+		if g.Regression {
+			slower = append(slower, g.Gate)
 		}
-		var slower []string
-		for _, g := range gates {
-			coll, metric, _ := parseGate(g)
-			for _, r := range c.Rows {
-				if r.Collection == coll && string(r.Metric) == metric && r.Verdict == analyze.Slower {
-					slower = append(slower, g)
-				}
-			}
+		if !g.Judged {
+			unjudged = append(unjudged, g.Gate+" ("+g.Reason+")")
 		}
-		if len(slower) > 0 {
-			return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
-		}
+	}
+	switch {
+	case len(slower) > 0 && cmd.Bool("fail-on-regression"):
+		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
+	case len(unjudged) > 0 && cmd.Bool("require-verdict"):
+		return withCode(exitRefused, fmt.Errorf("gates not judged: %s", strings.Join(unjudged, "; ")))
+	case len(unjudged) > 0:
+		fmt.Fprintf(cmd.Root().ErrWriter, "warmstat: note: gates not judged: %s (--require-verdict makes that fail)\n", strings.Join(unjudged, "; "))
 	}
 	return nil
 }
 
-// buildComparison loads both groups, enforces the comparability contract (a refusal
-// returns exit 3 and, for JSON, a refusal document on stdout) and compares.
-func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*analyze.Comparison, report.CompareView, error) {
-	var none report.CompareView
+// buildComparison loads both groups and compares them. A refusal prints, for JSON, a
+// refusal document on stdout and returns the *analyze.Refusal (exit 3).
+func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*analyze.Comparison, error) {
 	q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
 	if err != nil {
-		return nil, none, err
+		return nil, usageError(cmd, "--quantiles: %v", err)
 	}
 	method, err := analyze.ParseMethod(cmd.String("method"))
 	if err != nil {
-		return nil, none, err
+		return nil, usageError(cmd, "--method: %v", err)
 	}
-	if cmd.Float("threshold") < 0 || cmd.Int("resamples") < 100 {
-		return nil, none, fmt.Errorf("--threshold must be >= 0 and --resamples >= 100")
+	gate := cmd.Bool("fail-on-regression") || cmd.Bool("require-verdict") || cmd.IsSet("gate")
+	opts := analyze.CompareOptions{ThresholdPct: cmd.Float("threshold"), Method: method, Resamples: cmd.Int("resamples"),
+		Seed: uint64(cmd.Int("seed")), Quantiles: q, AllowMismatch: cmd.StringSlice("allow-mismatch"), Gate: gate, Gates: cmd.StringSlice("gate")}
+	if opts.Resamples == 0 { // to analyze, 0 means its default; a user who typed 0 meant 0
+		return nil, usageError(cmd, "--resamples 0: bootstrap resamples must be from 100 to 1,000,000")
 	}
-	allowed := cmd.StringSlice("allow-mismatch")
-	for _, a := range allowed {
-		if !slices.Contains(analyze.ContractFieldNames(), a) || a == "build" {
-			return nil, none, fmt.Errorf("--allow-mismatch %q: not a contract field (one of %s; the build cannot be mixed within a group)",
-				a, strings.Join(analyze.ContractFieldNames()[1:], ", "))
+	load := analyze.LoadOptions{IncludeUnverified: cmd.Bool("include-unverified")}
+	groups := make([]*analyze.Group, 2)
+	for i, p := range []string{pathA, pathB} {
+		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, load)
+		if err != nil {
+			return nil, refused(cmd, f, err, opts.AllowMismatch)
 		}
-	}
-	incl := cmd.Bool("include-unverified")
-	a, err := analyze.LoadGroup("A", pathA, incl)
-	if err != nil {
-		return nil, none, err
-	}
-	b, err := analyze.LoadGroup("B", pathB, incl)
-	if err != nil {
-		return nil, none, err
-	}
-	mismatches := analyze.CheckContract(a, b)
-	var refused []analyze.Mismatch
-	var used []string
-	for _, m := range mismatches {
-		if m.Field == "build" || !slices.Contains(allowed, m.Field) {
-			refused = append(refused, m)
-		} else if !slices.Contains(used, m.Field) {
-			used = append(used, m.Field)
-		}
-	}
-	out := cmd.Root().Writer
-	if len(refused) > 0 {
-		lines := []string{"refusing to compare: conditions that change the measurement differ"}
-		for _, m := range refused {
-			lines = append(lines, "  "+m.String())
-		}
-		lines = append(lines, "  (--allow-mismatch FIELD compares anyway, stamped NOT COMPARABLE; a build cannot be mixed within a group)")
-		if f == report.JSON {
-			j := report.CompareJSON{Schema: report.CompareSchema, Comparable: false, Mismatches: refused, AllowedMismatches: allowed,
-				Rows: []analyze.Row{}, Notes: []string{}, Footnotes: []string{}}
-			if err := report.WriteJSON(out, j); err != nil {
-				return nil, none, err
+		for k, e := range g.Excluded {
+			if strings.HasPrefix(e.Reason, "unverified") {
+				g.Excluded[k].Reason += " (--include-unverified uses it)"
 			}
 		}
-		return nil, none, withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
+		groups[i] = g
 	}
-	opts := analyze.CompareOptions{ThresholdPct: cmd.Float("threshold"), Method: method, Resamples: cmd.Int("resamples"),
-		Seed: uint64(cmd.Int("seed")), Quantiles: q}
-	c, err := analyze.Compare(a, b, opts)
+	c, err := analyze.Compare(groups[0], groups[1], opts)
 	if err != nil {
-		return nil, none, err
+		return nil, refused(cmd, f, err, opts.AllowMismatch)
 	}
-	return c, report.CompareView{All: cmd.Bool("all"), Allowed: used, Mismatches: mismatches}, nil
+	return c, nil
 }
 
-func parseGate(g string) (string, string, bool) {
-	coll, metric, ok := strings.Cut(g, "/")
-	if !ok || coll == "" {
-		return "", "", false
+// refused writes, for JSON output, the refusal document that goes with a refusal.
+func refused(cmd *cli.Command, f report.Format, err error, allowed []string) error {
+	var ref *analyze.Refusal
+	if errors.As(err, &ref) && f == report.JSON {
+		if werr := report.WriteJSON(cmd.Root().Writer, report.RefusalJSON(ref, allowed)); werr != nil {
+			return werr
+		}
 	}
-	all := append(slices.Clone(analyze.LatencyMetrics), analyze.RunMetrics...)
-	if !slices.Contains(all, analyze.Metric(metric)) {
-		return "", "", false
-	}
-	return coll, metric, true
+	return err
 }

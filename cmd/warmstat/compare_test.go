@@ -84,7 +84,7 @@ func TestCompareGate(t *testing.T) {
 	if _, _, code := runCLI(t, "compare", "--fail-on-regression", "--gate", "*/golive", a, slow); code != 4 {
 		t.Errorf("custom gate: exit %d", code)
 	}
-	if _, stderr, code := runCLI(t, "compare", "--gate", "Product/speed", a, slow); code != 1 || !strings.Contains(stderr, "--gate") {
+	if _, stderr, code := runCLI(t, "compare", "--gate", "Product/speed", a, slow); code != 2 || !strings.Contains(stderr, "--gate") {
 		t.Errorf("bad gate: %d %q", code, stderr)
 	}
 }
@@ -123,7 +123,7 @@ func TestCompareRefusals(t *testing.T) {
 			}
 			// the override proceeds and stamps the output
 			stdout, stderr, code = runCLI(t, "compare", "--allow-mismatch", field, a, b)
-			if code != 0 || !strings.HasPrefix(stdout, "!! NOT COMPARABLE (--allow-mismatch "+field+")") || !strings.Contains(stdout, "\n!! NOT COMPARABLE") {
+			if code != 0 || !strings.HasPrefix(stdout, "!! NOT COMPARABLE (allowed to differ: "+field+")") || !strings.Contains(stdout, "\n!! NOT COMPARABLE") {
 				t.Fatalf("override: exit %d %q %q", code, stdout, stderr)
 			}
 			js, _, _ := runCLI(t, "compare", "--format", "json", "--allow-mismatch", field, a, b)
@@ -169,7 +169,7 @@ func TestCompareRefusals(t *testing.T) {
 		if code != 3 || !strings.Contains(stderr, "build differs within A: a (runs 1-2), other (run 3)") {
 			t.Fatalf("exit %d %q", code, stderr)
 		}
-		if _, stderr, code := runCLI(t, "compare", "--allow-mismatch", "build", a, b); code != 1 || !strings.Contains(stderr, "cannot be mixed") {
+		if _, stderr, code := runCLI(t, "compare", "--allow-mismatch", "build", a, b); code != 2 || !strings.Contains(stderr, "cannot be mixed") {
 			t.Fatalf("--allow-mismatch build: %d %q", code, stderr)
 		}
 	})
@@ -196,7 +196,7 @@ func TestCompareUnverifiedAndInsufficient(t *testing.T) {
 	}})
 	b := group(t, tmp, 2, 10, synthrun.Spec{Label: "b", GoLiveFail: false})
 	out, _, code := runCLI(t, "compare", a, b)
-	if code != 0 || !strings.Contains(out, "note: A: excluded") || !strings.Contains(out, "(2 in A, 2 in B)") {
+	if code != 0 || !strings.Contains(out, "note: A: left out "+filepath.Join(a, "run-3")+": unverified") || !strings.Contains(out, "(2 in A, 2 in B)") {
 		t.Fatalf("unverified excluded by default: %d\n%s", code, out)
 	}
 	out, _, _ = runCLI(t, "compare", "--include-unverified", a, b)

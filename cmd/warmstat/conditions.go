@@ -89,13 +89,17 @@ func (c conditions) apply(m *runfmt.Manifest) {
 	m.Conditions.StorageCompress, m.Conditions.CacheEnabled, m.Conditions.TrafficRecording = c.compress, c.cache, c.record
 }
 
+// optBytes reads a size flag; a value that is not a positive size is a usage error.
 func optBytes(cmd *cli.Command, name string) (*int64, error) {
 	if !cmd.IsSet(name) {
 		return nil, nil
 	}
 	v, err := runfmt.ParseBytes(cmd.String(name))
 	if err != nil {
-		return nil, fmt.Errorf("--%s: %v", name, err)
+		return nil, usageError(cmd, "--%s: %v", name, err)
+	}
+	if v <= 0 {
+		return nil, usageError(cmd, "--%s %s: a size must be positive", name, cmd.String(name))
 	}
 	return &v, nil
 }
@@ -106,7 +110,7 @@ func optBool(cmd *cli.Command, name string) (*bool, error) {
 	}
 	v, err := strconv.ParseBool(cmd.String(name))
 	if err != nil {
-		return nil, fmt.Errorf("--%s: %q is not true or false", name, cmd.String(name))
+		return nil, usageError(cmd, "--%s: %q is not true or false", name, cmd.String(name))
 	}
 	return &v, nil
 }

@@ -15,58 +15,114 @@ func importCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "turn one Java harness run (per-entity.csv + stdout.log) into a warmstat run directory",
-		Description: "Reads DIR/stdout.log (the IsolatedWarmupLoadBenchmark loader's stdout, any JVM locale) and\n" +
-			"DIR/per-entity.csv, checks that the CSV reproduces every latency figure the harness printed,\n" +
+		Description: "Reads DIR/stdout.log (the IsolatedWarmupLoadBenchmark loader's stdout, any JVM locale and encoding)\n" +
+			"and DIR/per-entity.csv, checks that the CSV reproduces every latency figure the harness printed,\n" +
 			"and writes --out (which must not exist or be empty). Heaps given as flags win over the log;\n" +
-			"a heap known from neither is recorded as unknown.",
+			"a heap known from neither is recorded as unknown.\n" +
+			"The machine the harness ran on cannot be read from its files: --machine this records the machine\n" +
+			"warmstat runs on (as load does), --cores/--memory/--memory-limit record another (they win over\n" +
+			"--machine this); without them it is unknown, and compare refuses to set it against a known one.\n" +
+			"Exit codes: 0 imported, 1 the files are unusable or disagree (nothing written), 2 usage error.",
 		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "run directory to create", Required: true},
 			&cli.StringFlag{Name: "build", Usage: "build label (default: the git commit in the log, else DIR's name)"},
 			&cli.StringFlag{Name: "server-version", Usage: "evitaDB server version of the writer"},
 			&cli.StringSliceFlag{Name: "writer-gc-log", Usage: "the writer server's -Xlog:gc* file(s), rotations oldest first (e.g. BENCH_DIR/server/RUN/gc.log): records its pauses, each counted once"},
+			&cli.StringFlag{Name: "machine", Usage: "\"this\": the harness ran on this machine; record its cores, memory and memory limit"},
+			&cli.IntFlag{Name: "cores", Usage: "cores of the machine the harness ran on"},
+			&cli.StringFlag{Name: "memory", Usage: "memory of the machine the harness ran on, e.g. 32g"},
+			&cli.StringFlag{Name: "memory-limit", Usage: "cgroup memory limit the harness ran under, e.g. 24g"},
 		),
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			dir := cmd.String("java")
-			cond, err := parseConditions(cmd)
-			if err != nil {
-				return err
-			}
-			opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"),
-				ServerHeap: cond.serverHeap, ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}
-			logPath, csvPath := filepath.Join(dir, "stdout.log"), filepath.Join(dir, "per-entity.csv")
-			rep, err := runfmt.ParseHarnessLog(logPath)
-			if err != nil {
-				return err
-			}
-			m := rep.Manifest(dir, opts)
-			if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
-				gc, err := evitaserver.ParseGCFiles(logs...)
-				if err != nil {
-					return err
-				}
-				young, full := gc.Young, gc.Full
-				m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-					ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
-			}
-			check := func(staged string) error {
-				run, err := runfmt.Open(staged)
-				if err != nil {
-					return err
-				}
-				s, err := analyze.Summarize(run, analyze.QuantilesJava)
-				if err != nil {
-					return err
-				}
-				return analyze.CheckHarnessFigures(rep, s)
-			}
-			out := cmd.String("out")
-			if err := runfmt.WriteHarnessRun(out, m, csvPath, logPath, check); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.Root().Writer, "imported %s -> %s: %d entities, build %s, verification %s, goLive %s, exit code %d\n",
-				dir, out, m.Entities, m.Build.Label, m.Verification.Status, m.GoLive.Status, m.ExitCode)
-			return nil
-		},
+		Action: runImport,
 	}
+}
+
+func runImport(ctx context.Context, cmd *cli.Command) error {
+	dir := cmd.String("java")
+	cond, err := parseConditions(cmd)
+	if err != nil {
+		return err
+	}
+	mach, err := machineFlags(cmd)
+	if err != nil {
+		return err
+	}
+	opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"),
+		ServerHeap: cond.serverHeap, ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}
+	logPath, csvPath := filepath.Join(dir, "stdout.log"), filepath.Join(dir, "per-entity.csv")
+	rep, err := runfmt.ParseHarnessLog(logPath)
+	if err != nil {
+		return err
+	}
+	m := rep.Manifest(dir, opts)
+	m.Machine = mach
+	if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
+		gc, err := evitaserver.ParseGCFiles(logs...)
+		if err != nil {
+			return err
+		}
+		young, full := gc.Young, gc.Full
+		m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
+			ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
+	}
+	check := func(staged string) error {
+		run, err := runfmt.Open(staged)
+		if err != nil {
+			return err
+		}
+		s, err := analyze.Summarize(run, analyze.QuantilesJava)
+		if err != nil {
+			return err
+		}
+		return analyze.CheckHarnessFigures(rep, s)
+	}
+	out := cmd.String("out")
+	if err := runfmt.WriteHarnessRun(out, m, csvPath, logPath, check); err != nil {
+		return err
+	}
+	machine := "machine unknown (--machine this, or --cores and --memory, record it)"
+	if m.Machine.Cores != nil {
+		machine = fmt.Sprintf("machine %d cores, memory %s", *m.Machine.Cores, analyze.ConditionValue(m, "memory-limit"))
+	}
+	fmt.Fprintf(cmd.Root().Writer, "imported %s -> %s: %d entities, build %s, verification %s, goLive %s, exit code %d, %s\n",
+		dir, out, m.Entities, m.Build.Label, m.Verification.Status, m.GoLive.Status, m.ExitCode, machine)
+	return nil
+}
+
+// machineFlags is the machine an imported run was measured on: this one (--machine
+// this), or what the flags say (they win); unknown otherwise.
+func machineFlags(cmd *cli.Command) (runfmt.Machine, error) {
+	var m runfmt.Machine
+	switch v := cmd.String("machine"); v {
+	case "":
+	case "this":
+		here, err := evitaserver.ReadMachine()
+		if err != nil {
+			return m, fmt.Errorf("reading this machine: %w", err)
+		}
+		cores, mem := here.Cores, here.MemoryBytes
+		m = runfmt.Machine{Cores: &cores, MemoryBytes: &mem, CgroupMemoryLimitBytes: here.CgroupLimit}
+	default:
+		return m, usageError(cmd, "--machine %q: the only machine warmstat can read is \"this\" (--cores, --memory and --memory-limit describe another)", v)
+	}
+	if cmd.IsSet("cores") {
+		c := cmd.Int("cores")
+		if c <= 0 || c > 1<<16 {
+			return m, usageError(cmd, "--cores %d: must be from 1 to 65536", c)
+		}
+		m.Cores = &c
+	}
+	var err error
+	if cmd.IsSet("memory") {
+		if m.MemoryBytes, err = optBytes(cmd, "memory"); err != nil {
+			return m, err
+		}
+	}
+	if cmd.IsSet("memory-limit") {
+		if m.CgroupMemoryLimitBytes, err = optBytes(cmd, "memory-limit"); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
 }

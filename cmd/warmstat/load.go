@@ -135,6 +135,12 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		res, loadErr = loader.Run(ctx, c)
 	}
 	if res == nil { // could not start: nothing measured, nothing written
+		switch {
+		case errors.Is(loadErr, loader.ErrTargetExists):
+			return fmt.Errorf("%w; --replace-target drops it", loadErr)
+		case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit):
+			return fmt.Errorf("%w (--server-heap, --reader-heap)", loadErr)
+		}
 		return loadErr
 	}
 	out := cmd.Root().Writer

@@ -8,12 +8,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
+
+// Exit codes, the same for every command.
+const (
+	exitFailed     = 1 // a failed run, or input that cannot be used
+	exitUsage      = 2 // a bad flag value, a missing argument
+	exitRefused    = 3 // a comparison warmstat will not make, or a gate it could not judge with --require-verdict
+	exitRegression = 4 // a gated metric is slower, with --fail-on-regression
+)
 
 // exitError carries the exit code a command wants; anything else exits 1.
 type exitError struct {
@@ -25,6 +36,50 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+// usageError is a bad flag value or argument of command cmd: exit 2, with where to
+// read how the command is used.
+func usageError(cmd *cli.Command, format string, args ...any) error {
+	return withCode(exitUsage, fmt.Errorf("%s (%s --help)", fmt.Sprintf(format, args...), cmd.FullName()))
+}
+
+// optionFlags name the flag behind each analyze option.
+var optionFlags = map[string]string{
+	"ThresholdPct": "--threshold", "Resamples": "--resamples", "Method": "--method", "Quantiles": "--quantiles",
+	"AllowMismatch": "--allow-mismatch", "Gates": "--gate", "Block": "--block", "Collection": "--collection",
+}
+
+// action maps what a command's packages return to exit codes and flag hints: an
+// option analyze cannot use is a usage error naming its flag; a refusal exits 3.
+func action(f cli.ActionFunc) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		err := f(ctx, cmd)
+		var oe *analyze.OptionError
+		var ref *analyze.Refusal
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &oe):
+			return usageError(cmd, "%s %s", optionFlags[oe.Option], oe)
+		case errors.As(err, &ref):
+			return refusal(ref)
+		}
+		return err
+	}
+}
+
+// refusal is a refused comparison for people (stderr), with the flag that overrides
+// a differing condition.
+func refusal(ref *analyze.Refusal) error {
+	lines := report.RefusalLines(ref)
+	if len(ref.Mismatches) > 0 {
+		lines = append(lines, "  (--allow-mismatch FIELD compares anyway, stamped NOT COMPARABLE; a build cannot be mixed within a group)")
+	}
+	if len(ref.Duplicates) > 0 {
+		lines = append(lines, "  (remove the copies: each run directory must hold a different run)")
+	}
+	return withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
+}
 
 func main() {
 	os.Exit(run(context.Background(), os.Args, os.Stdout, os.Stderr))
@@ -45,21 +100,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "warmstat: %v\n", err)
-	return 1
+	return exitFailed
 }
 
 func newApp(stdout, stderr io.Writer) *cli.Command {
-	return &cli.Command{
-		Name:            "warmstat",
-		Usage:           "how long does publishing an evitaDB catalog take, and did this build make it faster or slower?",
-		Version:         version,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		ExitErrHandler:  func(context.Context, *cli.Command, error) {}, // run() prints and maps errors
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return withCode(1, err)
-		},
+	app := &cli.Command{
+		Name:           "warmstat",
+		Usage:          "how long does publishing an evitaDB catalog take, and did this build make it faster or slower?",
+		Version:        version,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // run() prints and maps errors
+		Description: "Exit codes: 0 ok, 1 a failed run or input that cannot be used, 2 a usage error (bad flag value,\n" +
+			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
+			"with --fail-on-regression.",
 		Commands: []*cli.Command{
 			seedCommand(),
 			loadCommand(),
@@ -70,4 +124,18 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			plotCommand(),
 		},
 	}
+	// A usage error is one line and exit 2, never the whole help text; "warmstat help
+	// [command]" works, "warmstat compare help" is not a command of compare.
+	onUsage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+		return usageError(cmd, "%v", err)
+	}
+	app.OnUsageError = onUsage
+	for _, c := range app.Commands {
+		c.OnUsageError = onUsage
+		c.HideHelpCommand = true
+		if c.Action != nil {
+			c.Action = action(c.Action)
+		}
+	}
+	return app
 }

@@ -169,7 +169,7 @@ func TestImportRefusals(t *testing.T) {
 	check("truncated csv", d, "truncated: last line has no line end")
 	// a bad heap flag
 	_, stderr, code := runCLI(t, "import", "--java", ok, "--out", filepath.Join(t.TempDir(), "r"), "--server-heap", "lots")
-	if code != 1 || !strings.Contains(stderr, "--server-heap") {
+	if code != 2 || !strings.Contains(stderr, "--server-heap") {
 		t.Errorf("bad heap: %d %q", code, stderr)
 	}
 }
@@ -192,7 +192,7 @@ func TestReportErrors(t *testing.T) {
 		t.Errorf("%d %q", code, stderr)
 	}
 	_, stderr, code = runCLI(t, "report", "--format", "xml", filepath.Join(testdata, "runs", "warmstat-verified"))
-	if code != 1 || !strings.Contains(stderr, `unknown format "xml"`) {
+	if code != 2 || !strings.Contains(stderr, `unknown format "xml"`) {
 		t.Errorf("%d %q", code, stderr)
 	}
 	// a run whose CSV lost rows since it was written
@@ -204,7 +204,7 @@ func TestReportErrors(t *testing.T) {
 		t.Errorf("%d %q", code, stderr)
 	}
 	_, stderr, code = runCLI(t, "report", "--quantiles", "median-of-means", filepath.Join(testdata, "runs", "warmstat-verified"))
-	if code != 1 || !strings.Contains(stderr, "unknown quantile method") {
+	if code != 2 || !strings.Contains(stderr, "unknown quantile method") {
 		t.Errorf("%d %q", code, stderr)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -26,22 +25,23 @@ func reportCommand() *cli.Command {
 		Description: "Prints per-collection and overall count, mean, median, p95, p99, min and max upsert latency,\n" +
 			"wall/read/upsert seconds, load wall-clock, upsert (pure), source read, ingest = load - source read,\n" +
 			"throughputs, goLive measured apart, and TOTAL = load + goLive only when goLive completed.\n" +
-			"An unverified, mismatched or aborted run is flagged at the top. Exit code 0 unless the run cannot be read.",
+			"An unverified, mismatched or aborted run is flagged at the top.\n" +
+			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			quantilesFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
-				return withCode(1, fmt.Errorf("report needs exactly one RUN directory"))
+				return usageError(cmd, "report needs exactly one RUN directory (got %d arguments)", cmd.Args().Len())
 			}
 			f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
 			if err != nil {
-				return err
+				return usageError(cmd, "--format: %v", err)
 			}
 			q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
 			if err != nil {
-				return err
+				return usageError(cmd, "--quantiles: %v", err)
 			}
 			run, err := runfmt.Open(cmd.Args().First())
 			if err != nil {

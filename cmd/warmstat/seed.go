@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -77,6 +78,9 @@ func seedCommand() *cli.Command {
 				progress = nil
 			}
 			st, err := seed.Seed(ctx, c, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), cmd.Bool("replace"), progress)
+			if errors.Is(err, seed.ErrCatalogExists) {
+				return fmt.Errorf("%w; --replace drops it", err)
+			}
 			if err != nil {
 				return err
 			}

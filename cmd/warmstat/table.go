@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 func tableCommand() *cli.Command {
@@ -19,25 +20,29 @@ func tableCommand() *cli.Command {
 			"A failed goLive shows \"failed @ T\" with its error in a footnote and no TOTAL. Unverified runs carry a\n" +
 			"footnote mark; failed runs (exit 1) are refused unless --include-failed, then marked. Conditions equal\n" +
 			"across rows go into the caption; conditions that differ get their own column.\n" +
-			"Columns: " + report.ColumnHelp,
+			"--group: one row per argument; time cells are the geometric mean across its runs with the 95 %\n" +
+			"interval [low, high] on the log scale, the same figures compare computes for that group.\n" +
+			"--format csv: one number per cell, units in the header, a group's interval ends in columns of their own.\n" +
+			"Columns: " + report.ColumnHelp + "\n" +
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md | text | csv | json"},
 			&cli.StringFlag{Name: "columns", Usage: "comma-separated columns (default " + strings.Join(report.DefaultColumns, ",") + ")"},
-			&cli.BoolFlag{Name: "group", Usage: "one row per argument (a directory of runs of one build): mean ± 95 % interval"},
+			&cli.BoolFlag{Name: "group", Usage: "one row per argument (a directory of runs of one build): geometric mean [95 % interval]"},
 			&cli.BoolFlag{Name: "include-failed", Usage: "show failed runs (exit 1), marked"},
 			quantilesFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() == 0 {
-				return fmt.Errorf("table needs at least one RUN or GROUP directory")
+				return usageError(cmd, "table needs at least one RUN or GROUP directory")
 			}
 			f, err := report.ParseFormat(cmd.String("format"), report.Markdown, report.Text, report.CSV, report.JSON)
 			if err != nil {
-				return err
+				return usageError(cmd, "--format: %v", err)
 			}
 			q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
 			if err != nil {
-				return err
+				return usageError(cmd, "--quantiles: %v", err)
 			}
 			var keys []string
 			if c := cmd.String("columns"); c != "" {
@@ -45,40 +50,67 @@ func tableCommand() *cli.Command {
 			}
 			var entries []report.TableEntry
 			for _, arg := range cmd.Args().Slice() {
-				runs, err := openRuns(arg, cmd.Bool("include-failed"), q)
+				g, err := openGroup(arg, cmd.Bool("include-failed"))
 				if err != nil {
 					return err
 				}
+				var runs []*analyze.RunSummary
+				for _, run := range g.Runs {
+					s, err := analyze.Summarize(run, q)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, s)
+				}
 				if cmd.Bool("group") {
-					entries = append(entries, report.TableEntry{Label: arg, Runs: runs})
+					entries = append(entries, report.TableEntry{Label: arg, Runs: runs, Group: true, Excluded: g.Excluded})
 					continue
 				}
-				for _, r := range runs {
-					entries = append(entries, report.TableEntry{Label: r.Run.Dir, Runs: []*analyze.RunSummary{r}})
+				for i, r := range runs {
+					e := report.TableEntry{Label: r.Run.Dir, Runs: []*analyze.RunSummary{r}}
+					if i == 0 {
+						e.Excluded = g.Excluded
+					}
+					entries = append(entries, e)
 				}
 			}
-			t, err := report.BuildTable(entries, keys, cmd.Bool("group"))
+			t, err := report.BuildTable(entries, keys)
 			if err != nil {
-				return err
+				return usageError(cmd, "--columns: %v", err)
 			}
 			return report.WriteTable(cmd.Root().Writer, t, f)
 		},
 	}
 }
 
-// openRuns opens and summarizes a run directory or every run inside path.
-func openRuns(path string, includeFailed bool, q analyze.Quantiles) ([]*analyze.RunSummary, error) {
-	runs, err := openRunDirs(path, includeFailed)
+// openGroup opens a run directory or a directory of runs for a table or plot: every
+// run, unverified ones marked by the presentation, failed ones (exit 1) only when
+// asked for. A run counted twice is a refusal.
+func openGroup(path string, includeFailed bool) (*analyze.Group, error) {
+	g, err := analyze.LoadGroup(path, path, analyze.LoadOptions{IncludeUnverified: true, IncludeFailed: true})
 	if err != nil {
 		return nil, err
 	}
-	var out []*analyze.RunSummary
-	for _, run := range runs {
-		s, err := analyze.Summarize(run, q)
-		if err != nil {
-			return nil, err
+	for _, r := range g.Runs {
+		if m := r.Manifest; m.ExitCode == 1 && !includeFailed {
+			return nil, fmt.Errorf("%s failed (verification %s, outcome %s, exit 1): refused; --include-failed shows it, marked",
+				r.Dir, m.Verification.Status, m.Outcome.Status)
 		}
-		out = append(out, s)
 	}
-	return out, nil
+	return g, nil
+}
+
+// runsOf opens every argument's runs, in argument order.
+func runsOf(cmd *cli.Command, includeFailed bool) ([]*runfmt.Run, []analyze.RunNote, error) {
+	var runs []*runfmt.Run
+	var left []analyze.RunNote
+	for _, arg := range cmd.Args().Slice() {
+		g, err := openGroup(arg, includeFailed)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs = append(runs, g.Runs...)
+		left = append(left, g.Excluded...)
+	}
+	return runs, left, nil
 }

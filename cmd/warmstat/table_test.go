@@ -64,12 +64,12 @@ func TestTableGolden(t *testing.T) {
 	if !strings.Contains(out, `fix\|pipe`) {
 		t.Errorf("| not escaped:\n%s", out)
 	}
-	// grouped rows: mean ± interval
+	// grouped rows: geometric mean [95 % interval]
 	out, _, _ = runCLI(t, "table", "--group", "--format", "text", a)
-	if !strings.Contains(out, " ± ") {
+	if !strings.Contains(out, " s [") {
 		t.Errorf("group row:\n%s", out)
 	}
-	if _, stderr, code := runCLI(t, "table", "--columns", "build,speed", a); code != 1 || !strings.Contains(stderr, `unknown column "speed"`) {
+	if _, stderr, code := runCLI(t, "table", "--columns", "build,speed", a); code != 2 || !strings.Contains(stderr, `unknown column "speed"`) {
 		t.Errorf("bad column: %d %q", code, stderr)
 	}
 }
