@@ -148,6 +148,7 @@ type Comparison struct {
 	Gates      []GateResult
 	Advice     *Advice
 	Notes      []string
+	prefetch   bool // the runs overlapped source reads with upserts (a condition equal on both sides)
 }
 
 // Comparable is false when allowed mismatches make the comparison's figures those of
@@ -185,6 +186,7 @@ func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
 	}
 	ra, rb := both[:len(a.Runs)], both[len(a.Runs):]
 	c := &Comparison{A: a, B: b, Options: o, Mismatches: allowed}
+	c.prefetch = slices.ContainsFunc(append(slices.Clone(a.Runs), b.Runs...), func(r *runfmt.Run) bool { return r.Manifest.Conditions.Prefetch })
 	c.Collections, c.Dominant, c.Notes = collectionOrder(a, b)
 	c.computeRows(ra, rb)
 	c.Advice = advise(c)

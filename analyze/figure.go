@@ -97,6 +97,9 @@ func figureOf(s *RunSummary, coll string, m Metric) figure {
 		case metricLoadWall:
 			return clock(t.LoadWallNs, 1, "the load wall-clock")
 		case metricIngest:
+			if s.NoIngest != "" {
+				return figure{why: s.NoIngest}
+			}
 			return clock(s.IngestNs, 2, "ingest (load - source read)")
 		case metricSourceRead:
 			return clock(t.SourceReadNs, 1, "the source read")

@@ -24,7 +24,11 @@ func (c *Comparison) judgeGates(gates []string) error {
 		if c.Dominant != "" {
 			gates = append(gates, c.Dominant+"/"+string(metricMean))
 		}
-		gates = append(gates, Overall+"/"+string(metricIngest))
+		if !c.prefetch { // with prefetch ingest has no meaning; the load wall-clock stands in
+			gates = append(gates, Overall+"/"+string(metricIngest))
+		} else {
+			gates = append(gates, Overall+"/"+string(metricLoadWall))
+		}
 	}
 	for _, g := range gates {
 		k := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Name() == g })

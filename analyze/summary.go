@@ -91,10 +91,17 @@ type RunSummary struct {
 	// reading the source were free. Never negative: within its rounding a read may
 	// print longer than its load, and then ingest is below the clock's resolution.
 	IngestNs int64
+	// NoIngest says why ingest has no meaning for this run ("" when it has one): with
+	// prefetch the source reads overlap the upserts, so load - read is not the load
+	// without reading.
+	NoIngest string
+	// LoopOverheadNs is load wall-clock - upsert - source read: the loader's own share
+	// (nil with prefetch, where reads overlap upserts).
+	LoopOverheadNs *int64
 	// TotalNs is load wall-clock plus goLive; nil unless goLive completed.
 	TotalNs *int64
 	// Shares of the load wall-clock in percent (0 when it is 0).
-	UpsertSharePct, ReadSharePct, IngestSharePct float64
+	UpsertSharePct, ReadSharePct, IngestSharePct, LoopOverheadSharePct float64
 	// Entities per second over pure upsert time, the load wall-clock and ingest (0
 	// when the time is 0, as the Java harness prints them).
 	PerSecondUpsert, PerSecondWall, PerSecondIngest float64
@@ -159,6 +166,13 @@ func (s *RunSummary) derive() {
 	m := s.Run.Manifest
 	t := m.Timings
 	s.IngestNs = max(0, t.LoadWallNs-t.SourceReadNs)
+	if m.Conditions.Prefetch {
+		s.NoIngest = "with prefetch the source reads overlap the upserts, so load - read is not the load without reading"
+	} else {
+		o := max(0, t.LoadWallNs-t.UpsertNs-t.SourceReadNs)
+		s.LoopOverheadNs = &o
+		s.LoopOverheadSharePct = pctOf(o, t.LoadWallNs)
+	}
 	if g := m.GoLive; g.Status == runfmt.GoLiveOK && g.Ns != nil {
 		tot := t.LoadWallNs + *g.Ns // cannot overflow: the manifest checks it
 		s.TotalNs = &tot

@@ -46,9 +46,13 @@ type Error struct {
 	Method string
 	Code   codes.Code
 	Msg    string
+	// cause is the context's error when the call ended because its context did
+	// (errors.Is(err, context.Canceled) then holds: an interrupt, not a failure).
+	cause error
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("evitaDB %s: %s: %s", e.Method, e.Code, e.Msg) }
+func (e *Error) Unwrap() error { return e.cause }
 
 // IsUnavailable reports whether err means the server could not be reached (gone,
 // killed, not listening) rather than that it refused the request.
@@ -61,13 +65,20 @@ func wrap(method string, err error) error {
 	if err == nil {
 		return nil
 	}
+	e := &Error{Method: method, Code: codes.Unknown, Msg: err.Error()}
 	if st, ok := status.FromError(err); ok {
-		return &Error{Method: method, Code: st.Code(), Msg: st.Message()}
+		e.Code, e.Msg = st.Code(), st.Message()
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		e.Code = codes.DeadlineExceeded
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Method: method, Code: codes.DeadlineExceeded, Msg: err.Error()}
+	// grpc-go reports a call ended by its context as a status; keep the context's error
+	switch {
+	case errors.Is(err, context.Canceled) || e.Code == codes.Canceled:
+		e.cause = context.Canceled
+	case errors.Is(err, context.DeadlineExceeded) || e.Code == codes.DeadlineExceeded:
+		e.cause = context.DeadlineExceeded
 	}
-	return &Error{Method: method, Code: codes.Unknown, Msg: err.Error()}
+	return e
 }
 
 // handshakeTimeout bounds Dial's first call when the per-call deadline is shorter.
@@ -144,6 +155,36 @@ func (c *Client) Ready(ctx context.Context) (bool, error) {
 	defer cancel()
 	r, err := c.evita.IsReady(ctx, &emptypb.Empty{})
 	return r.GetReady(), wrap("IsReady", err)
+}
+
+// ErrCatalogExists: a catalog of that name exists and replacing it was not asked for.
+var ErrCatalogExists = errors.New("it is dropped only when replacing it is asked for")
+
+// CreateCatalog creates the catalog afresh in WARM_UP and replicates plan's schema into
+// it. An existing catalog of that name is dropped only when replace is set (else
+// ErrCatalogExists).
+func (c *Client) CreateCatalog(ctx context.Context, name string, replace bool, plan ReplicationPlan) error {
+	if _, known, err := c.CatalogState(ctx, name); err != nil {
+		return err
+	} else if known && !replace {
+		return fmt.Errorf("catalog %q already exists on %s: %w", name, c.Addr, ErrCatalogExists)
+	} else if known {
+		if _, err := c.DeleteCatalogIfExists(ctx, name); err != nil {
+			return err
+		}
+	}
+	if err := c.DefineCatalog(ctx, name); err != nil {
+		return err
+	}
+	s, err := c.Open(ctx, name, true)
+	if err != nil {
+		return err
+	}
+	if err := s.Replicate(ctx, plan); err != nil {
+		s.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("schema replication: %w", err)
+	}
+	return s.Close(ctx)
 }
 
 // DefineCatalog creates a catalog (in WARMING_UP); DeleteCatalogIfExists removes one.

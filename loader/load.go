@@ -14,6 +14,7 @@ type load struct {
 	c        Config
 	src, tgt *evita.Session
 	w        *runfmt.CSVWriter
+	csv      interface{ Sync() error } // entities.csv, synced at the end of each collection
 	m        *runfmt.Manifest
 	plans    map[string]*collectionPlan
 	wall     int64
@@ -37,6 +38,11 @@ func (l *load) run(ctx context.Context, order []string) error {
 		l.m.Timings.UpsertNs += col.UpsertNs
 		l.m.Timings.SourceReadNs += col.ReadNs
 		if err != nil {
+			return err
+		}
+		// every row is flushed as it completes (a crashed warmstat loses at most the
+		// upsert in flight); a crashed machine loses at most the current collection
+		if err := l.csv.Sync(); err != nil {
 			return err
 		}
 	}
@@ -76,6 +82,11 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 		return f
 	}
 	var next chan fetched
+	defer func() {
+		if next != nil { // a prefetch still on its way: wait, it uses the source session
+			<-next
+		}
+	}()
 	for i := 0; i < len(pks); i += l.c.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return col, &AbortError{Where: fmt.Sprintf("in %s after %d of %d", ty, i, len(pks)), Err: err}

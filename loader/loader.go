@@ -60,7 +60,7 @@ type Result struct {
 
 // ErrTargetExists: the target catalog exists, and Config.ReplaceTarget did not ask to
 // drop it.
-var ErrTargetExists = errors.New("it is dropped only when replacing it is asked for")
+var ErrTargetExists = evita.ErrCatalogExists
 
 // AbortError says the load stopped before its end; the run directory records where.
 type AbortError struct {
@@ -77,9 +77,68 @@ type collectionPlan struct {
 	load   int // min(source, cap)
 }
 
-// Run performs the load. The returned manifest (also written to Out) states the
-// outcome; err is non-nil when the load aborted or could not start.
-func Run(ctx context.Context, c Config) (*Result, error) {
+// Run performs the load, in the steps below. The run directory is staged (runfmt.Stage)
+// and moved to Out when the manifest is written, so Out never holds a run without one.
+// The returned manifest (also written) states the outcome; err is non-nil when the
+// load aborted or could not start (then nothing is left at Out).
+func Run(ctx context.Context, c Config) (res *Result, err error) {
+	c.defaults()
+	stage, err := runfmt.Stage(c.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if res == nil {
+			stage.Abort()
+		}
+	}()
+	m := c.manifest()
+	src, err := c.Source.Open(ctx, c.SourceCatalog, false)
+	if err != nil {
+		return nil, fmt.Errorf("source catalog %q: %w", c.SourceCatalog, err)
+	}
+	defer src.Close(context.WithoutCancel(ctx))
+	sp, err := c.discover(ctx, src, &m)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.createTarget(ctx, sp, &m); err != nil {
+		return nil, err
+	}
+	csvFile, w, err := newCSV(stage.Dir())
+	if err != nil {
+		return nil, err
+	}
+	defer csvFile.Close()
+	tgt, err := c.Target.Open(ctx, c.TargetCatalog, true)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{Dir: c.Out, Manifest: &m}
+	l := &load{c: c, src: src, tgt: tgt, w: w, csv: csvFile, m: &m, plans: sp.collections}
+	loadErr := l.run(ctx, sp.order)
+	m.Timings.LoadWallNs = l.wall
+	if !c.Prefetch {
+		o := m.Timings.LoadWallNs - m.Timings.UpsertNs - m.Timings.SourceReadNs
+		m.Timings.LoopOverheadNs = &o
+	}
+	if loadErr != nil {
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: loadErr.Error()}
+		if errors.Is(loadErr, context.Canceled) {
+			m.Outcome.Status = runfmt.OutcomeInterrupted
+		}
+		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
+		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
+		_ = tgt.Close(context.WithoutCancel(ctx)) // best effort; the target may be gone
+		return res, finish(stage, csvFile, res, loadErr)
+	}
+	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
+	c.publish(ctx, tgt, sp, &m)
+	m.Verification = l.verify(ctx, sp.order)
+	return res, finish(stage, csvFile, res, nil)
+}
+
+func (c *Config) defaults() {
 	if c.BatchSize <= 0 {
 		c.BatchSize = 1000
 	}
@@ -95,9 +154,10 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.TargetCatalog == "" {
 		c.TargetCatalog = c.SourceCatalog
 	}
-	if err := runDirFree(c.Out); err != nil {
-		return nil, err
-	}
+}
+
+// manifest starts the run's manifest from what the caller knows and the load's settings.
+func (c Config) manifest() runfmt.Manifest {
 	m := c.Manifest
 	m.Schema = runfmt.SchemaV1
 	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version}
@@ -114,15 +174,24 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if m.RunID == "" {
 		m.RunID = started.Format("20060102T150405")
 	}
+	return m
+}
 
-	// --- source: schema and counts (before any clock)
-	src, err := c.Source.Open(ctx, c.SourceCatalog, false)
-	if err != nil {
-		return nil, fmt.Errorf("source catalog %q: %w", c.SourceCatalog, err)
-	}
-	defer src.Close(context.WithoutCancel(ctx))
-	catSchema, err := src.CatalogSchema(ctx)
-	if err != nil {
+// sourcePlan is what the source holds and what will be loaded, in load order.
+type sourcePlan struct {
+	catalog     *pb.GrpcCatalogSchema
+	schemas     []*pb.GrpcEntitySchema
+	collections map[string]*collectionPlan
+	order       []string
+	deferred    []*pb.GrpcModifyEntitySchemaMutation // schema settings applied after the load
+}
+
+// discover reads the source's schemas and counts (before any clock) and fingerprints
+// the dataset.
+func (c Config) discover(ctx context.Context, src *evita.Session, m *runfmt.Manifest) (*sourcePlan, error) {
+	sp := &sourcePlan{collections: map[string]*collectionPlan{}}
+	var err error
+	if sp.catalog, err = src.CatalogSchema(ctx); err != nil {
 		return nil, err
 	}
 	types, err := src.EntityTypes(ctx)
@@ -135,8 +204,6 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			return nil, fmt.Errorf("collection %q is not in source catalog %q (it has %v)", want, c.SourceCatalog, types)
 		}
 	}
-	var schemas []*pb.GrpcEntitySchema
-	plans := map[string]*collectionPlan{}
 	m.Dataset.SourceCounts = map[string]int64{}
 	for _, ty := range types {
 		sch, err := src.EntitySchema(ctx, ty)
@@ -147,90 +214,61 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		schemas = append(schemas, sch)
+		sp.schemas = append(sp.schemas, sch)
 		m.Dataset.SourceCounts[ty] = int64(n)
 		load := n
 		if c.MaxPerCollection > 0 {
 			load = min(n, c.MaxPerCollection)
 		}
-		plans[ty] = &collectionPlan{schema: sch, source: n, load: load}
-	}
-	m.Dataset.Fingerprint = runfmt.Fingerprint(m.Dataset.SourceCounts)
-	order := types
-	if len(c.Collections) > 0 {
-		order = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return !slices.Contains(c.Collections, t) })
-	}
-
-	// --- target: fresh catalog and schema (before the clock; duration recorded)
-	if _, known, err := c.Target.CatalogState(ctx, c.TargetCatalog); err != nil {
-		return nil, err
-	} else if known && !c.ReplaceTarget {
-		return nil, fmt.Errorf("target catalog %q already exists on %s: %w", c.TargetCatalog, c.Target.Addr, ErrTargetExists)
-	} else if known {
-		if _, err := c.Target.DeleteCatalogIfExists(ctx, c.TargetCatalog); err != nil {
-			return nil, err
+		sp.collections[ty] = &collectionPlan{schema: sch, source: n, load: load}
+		if len(c.Collections) == 0 || slices.Contains(c.Collections, ty) {
+			sp.order = append(sp.order, ty)
 		}
 	}
-	repStart := c.Now()
-	if err := c.Target.DefineCatalog(ctx, c.TargetCatalog); err != nil {
-		return nil, err
+	m.Dataset.Fingerprint = runfmt.Fingerprint(m.Dataset.SourceCounts)
+	return sp, nil
+}
+
+// createTarget creates the fresh target catalog with the source's schema, before the
+// clock; the replication's duration is recorded.
+func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Manifest) error {
+	begin := c.Now()
+	plan := evita.PlanReplication(sp.catalog, sp.schemas)
+	if err := c.Target.CreateCatalog(ctx, c.TargetCatalog, c.ReplaceTarget, plan); err != nil {
+		if errors.Is(err, evita.ErrCatalogExists) {
+			return fmt.Errorf("target %w", err)
+		}
+		return err
 	}
-	plan := evita.PlanReplication(catSchema, schemas)
-	sch, err := c.Target.Open(ctx, c.TargetCatalog, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := sch.Replicate(ctx, plan); err != nil {
-		return nil, fmt.Errorf("schema replication: %w", err)
-	}
-	if err := sch.Close(ctx); err != nil {
-		return nil, err
-	}
-	rep := c.Now().Sub(repStart).Nanoseconds()
+	rep := c.Now().Sub(begin).Nanoseconds()
 	m.Timings.SchemaReplicationNs = &rep
 	for _, n := range plan.Notes {
 		c.logf("note: %s\n", n)
 	}
+	sp.deferred = plan.Deferred
+	return nil
+}
 
-	// --- the run directory: the CSV is written as upserts complete
-	if err := os.MkdirAll(c.Out, 0o755); err != nil {
-		return nil, err
-	}
-	csvFile, err := os.Create(filepath.Join(c.Out, runfmt.EntitiesFile))
+// newCSV creates the run's entities.csv, header written and flushed.
+func newCSV(dir string) (*os.File, *runfmt.CSVWriter, error) {
+	f, err := os.Create(filepath.Join(dir, runfmt.EntitiesFile))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer csvFile.Close()
-	w, err := runfmt.NewCSVWriter(csvFile)
+	w, err := runfmt.NewCSVWriter(f)
+	if err == nil {
+		err = w.Flush()
+	}
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, nil, err
 	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	res := &Result{Dir: c.Out, Manifest: &m}
+	return f, w, nil
+}
 
-	tgt, err := c.Target.Open(ctx, c.TargetCatalog, true)
-	if err != nil {
-		return nil, err
-	}
-	l := &load{c: c, src: src, tgt: tgt, w: w, m: &m, plans: plans}
-	loadErr := l.run(ctx, order)
-	m.Timings.LoadWallNs = l.wall
-	if loadErr != nil {
-		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: loadErr.Error()}
-		if errors.Is(loadErr, context.Canceled) {
-			m.Outcome.Status = runfmt.OutcomeInterrupted
-		}
-		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
-		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
-		_ = tgt.Close(context.WithoutCancel(ctx)) // best effort; the target may be gone
-		return res, finish(res, loadErr)
-	}
-	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
-
-	// --- after the load: deferred schema settings, goLive, verification
-	for _, d := range plan.Deferred {
+// publish applies the schema settings that had to wait for the data, then goLive.
+func (c Config) publish(ctx context.Context, tgt *evita.Session, sp *sourcePlan, m *runfmt.Manifest) {
+	for _, d := range sp.deferred {
 		if err := tgt.UpdateEntitySchema(ctx, d); err != nil {
 			c.logf("warning: deferred schema mutation for %s: %v\n", d.GetEntityType(), err)
 		}
@@ -238,8 +276,6 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	c.logf("goLive ...\n")
 	m.GoLive = goLiveRecord(tgt.GoLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) }))
 	c.logf("\n")
-	m.Verification = l.verify(ctx, order)
-	return res, finish(res, nil)
 }
 
 // goLiveRecord is the manifest's reading of a goLive outcome (evita.GoLiveOutcome's
@@ -260,28 +296,19 @@ func goLiveRecord(o evita.GoLiveOutcome) runfmt.GoLive {
 	return runfmt.GoLive{Status: runfmt.GoLiveUnconfirmed, Ns: &ns, Error: o.Problem().Error()}
 }
 
-// finish writes the manifest; the exit code follows the contract.
-func finish(res *Result, loadErr error) error {
+// finish makes the CSV durable, writes the manifest (the exit code follows the
+// contract) and moves the staged run directory into place.
+func finish(stage *runfmt.Staged, csvFile *os.File, res *Result, loadErr error) error {
 	m := res.Manifest
 	m.ExitCode = runfmt.ExitCodeFor(m.Outcome.Status, m.Verification.Status)
-	if err := runfmt.WriteManifest(filepath.Join(res.Dir, runfmt.ManifestFile), m); err != nil {
-		return errors.Join(loadErr, err)
+	err := csvFile.Sync()
+	if err == nil {
+		err = runfmt.WriteManifest(filepath.Join(stage.Dir(), runfmt.ManifestFile), m)
 	}
-	return loadErr
-}
-
-func runDirFree(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	if err == nil {
+		err = stage.Commit()
 	}
-	if err != nil {
-		return err
-	}
-	if len(ents) > 0 {
-		return fmt.Errorf("%s exists and is not empty; refusing to write a run there", dir)
-	}
-	return nil
+	return errors.Join(loadErr, err)
 }
 
 func (c Config) logf(format string, args ...any) {

@@ -14,6 +14,7 @@ import (
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
@@ -23,7 +24,7 @@ import (
 )
 
 // servers starts a source server holding the fixture catalog "shop" and an empty target.
-func servers(t *testing.T) (src, dst *evita.Client, srcSrv, dstSrv interface{ Kill() }) {
+func servers(t *testing.T) (src, dst *evita.Client, srcSrv, dstSrv *evitaserver.Server) {
 	t.Helper()
 	s1, c1 := evitatest.Start(t)
 	s2, c2 := evitatest.Start(t)
@@ -88,7 +89,7 @@ func TestLoadVerified(t *testing.T) {
 		t.Fatalf("prefetch run: %v %+v", err, pres.Manifest.Verification)
 	}
 	// the same target again is refused unless asked to replace it
-	if _, err := loader.Run(context.Background(), config(src, dst, filepath.Join(t.TempDir(), "again"))); err == nil || !strings.Contains(err.Error(), "--replace-target") {
+	if _, err := loader.Run(context.Background(), config(src, dst, filepath.Join(t.TempDir(), "again"))); !errors.Is(err, loader.ErrTargetExists) || !strings.Contains(err.Error(), `target catalog "shop_warmup" already exists`) {
 		t.Fatalf("existing target: %v", err)
 	}
 	t.Logf("load %.3f s, upsert %.3f s, read %.3f s, goLive %.3f s", float64(m.Timings.LoadWallNs)/1e9, float64(m.Timings.UpsertNs)/1e9,
@@ -200,8 +201,7 @@ func TestInterrupted(t *testing.T) {
 // call at exactly that moment, nor to report a state other than ALIVE after a goLive
 // that completed.
 func TestGoLiveOutcomes(t *testing.T) {
-	src, _, _, _ := servers(t)
-	dstSrv, _ := evitatest.Start(t)
+	src, _, _, dstSrv := servers(t)
 	proxy := evitatest.StartProxy(t, dstSrv.Addr)
 	dst, err := evita.Dial(context.Background(), proxy.Addr, evita.Options{})
 	if err != nil {
@@ -262,4 +262,108 @@ func TestGoLiveOutcomes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Faults in the middle of a source call, injected by proxies in front of the real
+// servers (a real server cannot be made to be mid-answer at the moment of an interrupt):
+// an interrupt arriving while a fetch is in flight is recorded as interrupted (not
+// aborted), and with prefetch an early end never leaves a fetch running after Run.
+func TestFaultsDuringSourceCalls(t *testing.T) {
+	_, _, srcSrv, dstSrv := servers(t)
+	sp, tp := evitatest.StartProxy(t, srcSrv.Addr), evitatest.StartProxy(t, dstSrv.Addr)
+	src, err := evita.Dial(context.Background(), sp.Addr, evita.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := evita.Dial(context.Background(), tp.Addr, evita.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+
+	t.Run("interrupt during a fetch", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var mu sync.Mutex
+		fetches := 0
+		sp.SetFault(func(pctx context.Context, method string) (proto.Message, error) {
+			if evitatest.Short(method) != "QueryList" {
+				return nil, nil
+			}
+			mu.Lock()
+			fetches++
+			n := fetches
+			mu.Unlock()
+			if n == 3 { // the loader is inside Fetch now: interrupt it there
+				cancel()
+				<-pctx.Done()
+				return nil, pctx.Err()
+			}
+			return nil, nil
+		})
+		defer sp.SetFault(nil)
+		cfg := config(src, dst, filepath.Join(t.TempDir(), "run"))
+		cfg.TargetCatalog, cfg.BatchSize = "interrupted", 1
+		res, err := loader.Run(ctx, cfg)
+		if !errors.Is(err, context.Canceled) || res == nil || res.Manifest.Outcome.Status != runfmt.OutcomeInterrupted {
+			t.Fatalf("err %v, outcome %+v", err, res)
+		}
+	})
+	t.Run("prefetch ends with its collection", func(t *testing.T) {
+		var mu sync.Mutex
+		inFlight, upserts, after := 0, 0, 0
+		returned := false
+		sp.SetFault(func(pctx context.Context, method string) (proto.Message, error) {
+			if evitatest.Short(method) != "QueryList" {
+				return nil, nil
+			}
+			mu.Lock()
+			inFlight++
+			if returned {
+				after++
+			}
+			mu.Unlock()
+			time.Sleep(500 * time.Millisecond) // a slow source: the prefetch is still running when the upsert fails
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			return nil, nil
+		})
+		defer sp.SetFault(nil)
+		tp.SetFault(func(_ context.Context, method string) (proto.Message, error) {
+			if evitatest.Short(method) != "UpsertEntity" {
+				return nil, nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if upserts++; upserts > 2 {
+				return nil, status.Error(codes.Unavailable, "injected: target gone")
+			}
+			return nil, nil
+		})
+		defer tp.SetFault(nil)
+		cfg := config(src, dst, filepath.Join(t.TempDir(), "run"))
+		cfg.TargetCatalog, cfg.BatchSize, cfg.Prefetch = "prefetch", 1, true
+		res, err := loader.Run(context.Background(), cfg)
+		mu.Lock()
+		returned = true
+		n := inFlight
+		mu.Unlock()
+		if err == nil || res == nil || res.Manifest.Outcome.Status != runfmt.OutcomeAborted {
+			t.Fatalf("err %v res %+v", err, res)
+		}
+		if n != 0 {
+			t.Fatalf("%d source fetch(es) still running after Run returned", n)
+		}
+		time.Sleep(time.Second)
+		mu.Lock()
+		defer mu.Unlock()
+		if after != 0 {
+			t.Fatalf("%d source fetch(es) started after Run returned", after)
+		}
+		if m := res.Manifest; m.Timings.LoopOverheadNs != nil {
+			t.Fatalf("loop overhead recorded under prefetch: %d", *m.Timings.LoopOverheadNs)
+		}
+	})
 }

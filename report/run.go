@@ -27,7 +27,8 @@ type RunJSON struct {
 	LoadWallS    float64          `json:"load_wall_s"`
 	UpsertS      float64          `json:"upsert_s"`
 	SourceReadS  float64          `json:"source_read_s"`
-	IngestS      float64          `json:"ingest_s"`
+	IngestS      *float64         `json:"ingest_s"`           // null with prefetch: no meaning
+	LoopOverhead *float64         `json:"loop_overhead_s"`    // null with prefetch
 	GoLive       GoLiveJSON       `json:"golive"`
 	TotalS       *float64         `json:"total_s"`
 	Verification VerificationJSON `json:"verification"`
@@ -96,10 +97,18 @@ func BuildRun(s *analyze.RunSummary) *RunJSON {
 	t := m.Timings
 	remote := m.TargetMode == runfmt.TargetRemote
 	r := &RunJSON{Schema: RunSchema, Run: m, Quantiles: string(s.Quantiles), Entities: m.Entities,
-		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs), IngestS: secs(s.IngestNs),
+		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs),
 		Verification: VerificationJSON{Status: m.Verification.Status, ExitCode: m.ExitCode, Outcome: m.Outcome.Status},
 		Throughput:   ThroughputJSON{PureUpsert: round3(s.PerSecondUpsert), Wall: round3(s.PerSecondWall), Ingest: round3(s.PerSecondIngest)},
 		Warnings:     Warnings(m),
+	}
+	if s.NoIngest == "" {
+		v := secs(s.IngestNs)
+		r.IngestS = &v
+	}
+	if s.LoopOverheadNs != nil {
+		v := secs(*s.LoopOverheadNs)
+		r.LoopOverhead = &v
 	}
 	r.GoLive = GoLiveJSON{Status: m.GoLive.Status, Error: m.GoLive.Error}
 	if m.GoLive.Ns != nil {
@@ -250,10 +259,20 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"load wall-clock", Seconds(t.LoadWallNs), ""},
 		{"  upsert (pure)", Seconds(t.UpsertNs), Fixed(s.UpsertSharePct, 1) + " % of wall"},
 		{"  source read", Seconds(t.SourceReadNs), Fixed(s.ReadSharePct, 1) + " % of wall"},
-		{"  ingest (load - read)", Seconds(s.IngestNs), Fixed(s.IngestSharePct, 1) + " % of wall"},
+	}
+	if s.NoIngest == "" {
+		clock = append(clock, []string{"  ingest (load - read)", Seconds(s.IngestNs), Fixed(s.IngestSharePct, 1) + " % of wall"})
+	} else {
+		clock = append(clock, []string{"  ingest (load - read)", "-", "not defined: " + s.NoIngest})
+	}
+	if s.LoopOverheadNs != nil {
+		clock = append(clock, []string{"  loop overhead", Seconds(*s.LoopOverheadNs),
+			Fixed(s.LoopOverheadSharePct, 1) + " % of wall: the loader's own time (neither upsert nor read)"})
+	}
+	clock = append(clock, [][]string{
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},
-	}
+	}...)
 	if md {
 		if err := Table(w, Markdown, 1, []string{"clock", "time", "note"}, clock); err != nil {
 			return err

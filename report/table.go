@@ -82,7 +82,12 @@ func columnFor(key string) (column, error) {
 		"build":  {key: key, header: "build", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).Build.Label} }},
 		"run":    {key: key, header: "run", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).RunID} }},
 		"load":   clock("total load", "load_wall", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.LoadWallNs) }),
-		"ingest": clock("ingest", "ingest", func(s *analyze.RunSummary) cell { return secCell(s.IngestNs) }),
+		"ingest": clock("ingest", "ingest", func(s *analyze.RunSummary) cell {
+			if s.NoIngest != "" {
+				return empty
+			}
+			return secCell(s.IngestNs)
+		}),
 		"read":   clock("source read", "source_read", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.SourceReadNs) }),
 		"upsert": clock("upsert (pure)", "upsert", func(s *analyze.RunSummary) cell { return secCell(s.Overall.SumNs) }),
 		"golive": clock("goLive", "golive", func(s *analyze.RunSummary) cell {

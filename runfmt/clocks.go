@@ -35,6 +35,15 @@ func (m *Manifest) checkClocks() error {
 		return ferr("timings.source_read_ns", "source read %s plus upsert %s exceed the load wall-clock %s they alternate in",
 			Duration(t.SourceReadNs), Duration(t.UpsertNs), Duration(t.LoadWallNs))
 	}
+	if o := t.LoopOverheadNs; o != nil {
+		if !shared {
+			return ferr("timings.loop_overhead_ns", "must be null with prefetch: the source reads overlap the upserts")
+		}
+		if d := *o - (t.LoadWallNs - t.UpsertNs - t.SourceReadNs); d > step || d < -step {
+			return ferr("timings.loop_overhead_ns", "%s, but load wall-clock - upsert - source read is %s",
+				Duration(*o), Duration(t.LoadWallNs-t.UpsertNs-t.SourceReadNs))
+		}
+	}
 	var walls, ups, reads int64
 	for i, c := range m.Collections {
 		f := fmt.Sprintf("collections[%d]", i)

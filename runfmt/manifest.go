@@ -191,6 +191,10 @@ type Timings struct {
 	UpsertNs            int64  `json:"upsert_ns"`
 	SourceReadNs        int64  `json:"source_read_ns"`
 	SchemaReplicationNs *int64 `json:"schema_replication_ns"`
+	// LoopOverheadNs is the load wall-clock spent neither upserting nor reading the
+	// source: the loader's own time (building mutations, writing the CSV, bookkeeping).
+	// Null when unrecorded, and always with prefetch, where reads overlap upserts.
+	LoopOverheadNs *int64 `json:"loop_overhead_ns,omitempty"`
 }
 
 // Collection is one collection's share of the load.

@@ -2,7 +2,6 @@ package seed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -405,7 +404,7 @@ type Stats struct {
 }
 
 // ErrCatalogExists: the catalog exists, and Seed was not asked to replace it.
-var ErrCatalogExists = errors.New("it is dropped only when replacing it is asked for")
+var ErrCatalogExists = evita.ErrCatalogExists
 
 // Seed writes the profile's catalog into the server behind c and makes it ALIVE. An
 // existing catalog of that name is refused (ErrCatalogExists) unless replace.
@@ -414,28 +413,9 @@ func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scal
 		return nil, err
 	}
 	begin := time.Now()
-	if _, known, err := c.CatalogState(ctx, catalog); err != nil {
-		return nil, err
-	} else if known && !replace {
-		return nil, fmt.Errorf("catalog %q already exists on %s: %w", catalog, c.Addr, ErrCatalogExists)
-	} else if known {
-		if _, err := c.DeleteCatalogIfExists(ctx, catalog); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.DefineCatalog(ctx, catalog); err != nil {
-		return nil, err
-	}
 	cat, schemas := Schema(p)
 	plan := evita.PlanReplication(cat, schemas)
-	s, err := c.Open(ctx, catalog, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Replicate(ctx, plan); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	if err := s.Close(ctx); err != nil {
+	if err := c.CreateCatalog(ctx, catalog, replace, plan); err != nil {
 		return nil, err
 	}
 	g := NewGenerator(p, scale, seed)
@@ -444,7 +424,7 @@ func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scal
 	for _, col := range p.Collections {
 		total += g.Count(col.Name)
 	}
-	s, err = c.Open(ctx, catalog, true)
+	s, err := c.Open(ctx, catalog, true)
 	if err != nil {
 		return nil, err
 	}
