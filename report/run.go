@@ -27,8 +27,8 @@ type RunJSON struct {
 	LoadWallS    float64          `json:"load_wall_s"`
 	UpsertS      float64          `json:"upsert_s"`
 	SourceReadS  float64          `json:"source_read_s"`
-	IngestS      *float64         `json:"ingest_s"`           // null with prefetch: no meaning
-	LoopOverhead *float64         `json:"loop_overhead_s"`    // null with prefetch
+	IngestS      *float64         `json:"ingest_s"`        // null with prefetch: no meaning
+	LoopOverhead *float64         `json:"loop_overhead_s"` // null with prefetch
 	GoLive       GoLiveJSON       `json:"golive"`
 	TotalS       *float64         `json:"total_s"`
 	Verification VerificationJSON `json:"verification"`

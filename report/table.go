@@ -79,9 +79,9 @@ func columnFor(key string) (column, error) {
 		return column{key: key, header: header, unit: "s", run: get, coll: analyze.Overall, metric: m}
 	}
 	simple := map[string]column{
-		"build":  {key: key, header: "build", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).Build.Label} }},
-		"run":    {key: key, header: "run", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).RunID} }},
-		"load":   clock("total load", "load_wall", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.LoadWallNs) }),
+		"build": {key: key, header: "build", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).Build.Label} }},
+		"run":   {key: key, header: "run", run: func(s *analyze.RunSummary) cell { return cell{text: man(s).RunID} }},
+		"load":  clock("total load", "load_wall", func(s *analyze.RunSummary) cell { return secCell(man(s).Timings.LoadWallNs) }),
 		"ingest": clock("ingest", "ingest", func(s *analyze.RunSummary) cell {
 			if s.NoIngest != "" {
 				return empty
