@@ -220,6 +220,28 @@ type Session struct {
 	ID      string
 	Catalog string
 	State   int32
+	lease   lease // for UpsertUncancelled
+}
+
+// lease is a context with the session's metadata and a deadline, shared by calls
+// until less than half of the call timeout remains: a call sent with it gets at least
+// half the timeout, and no call pays for a context, a timer or metadata of its own.
+type lease struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	renewAt time.Time
+}
+
+func (s *Session) leased() context.Context {
+	if now := time.Now(); s.lease.ctx == nil || now.After(s.lease.renewAt) {
+		if s.lease.cancel != nil {
+			s.lease.cancel()
+		}
+		md := metadata.Pairs("sessionid", s.ID, "clientversion", s.c.Version)
+		s.lease.ctx, s.lease.cancel = context.WithTimeout(metadata.NewOutgoingContext(context.Background(), md), s.c.callTimeout)
+		s.lease.renewAt = now.Add(s.c.callTimeout / 2)
+	}
+	return s.lease.ctx
 }
 
 // Open starts a read-only or read-write session.
@@ -260,6 +282,9 @@ func (s *Session) timed(ctx context.Context) (context.Context, context.CancelFun
 // Close ends the session, waiting until its changes are visible (in WARM_UP this
 // flushes the catalog to disk).
 func (s *Session) Close(ctx context.Context) error {
+	if s.lease.cancel != nil {
+		s.lease.cancel()
+	}
 	ctx, cancel := s.timed(ctx)
 	defer cancel()
 	_, err := s.c.sess.Close(ctx, &pb.GrpcCloseRequest{CommitBehaviour: WaitForChangesVisible, CatalogName: s.Catalog})
@@ -380,7 +405,22 @@ func (s *Session) Upsert(ctx context.Context, m *pb.GrpcEntityUpsertMutation) er
 	defer cancel()
 	_, err := s.c.sess.UpsertEntity(ctx, &pb.GrpcUpsertEntityRequest{
 		EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: m}}})
-	return wrap("UpsertEntity "+m.GetEntityType(), err)
+	if err != nil {
+		return wrap("UpsertEntity "+m.GetEntityType(), err)
+	}
+	return nil
+}
+
+// UpsertUncancelled is Upsert for the measured load: it cannot be cancelled (WARM_UP
+// has no rollback, an upsert in flight is never cut) and costs no allocation beyond
+// the request and the call itself. Not safe for concurrent use on one session.
+func (s *Session) UpsertUncancelled(m *pb.GrpcEntityUpsertMutation) error {
+	req := pb.GrpcUpsertEntityRequest{EntityMutation: &pb.GrpcEntityMutation{
+		Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: m}}}
+	if _, err := s.c.sess.UpsertEntity(s.leased(), &req); err != nil {
+		return wrap("UpsertEntity "+m.GetEntityType(), err)
+	}
+	return nil
 }
 
 // CollectionSize is the stored entity count of a collection.
@@ -497,6 +537,44 @@ func (s *Session) follow(stream pb.EvitaSessionService_GoLiveAndCloseWithProgres
 		case <-time.After(stall):
 			cancel()
 			return fmt.Errorf("no goLive progress for %s", stall)
+		}
+	}
+}
+
+// WaitSettled waits until the catalog has left its transitional states (a server that
+// opens stored catalogs activates them in the background: BEING_ACTIVATED), and returns
+// the settled state. progress, if set, is told the state every few seconds. A catalog
+// still transitional at the deadline, or in a state that cannot be read from
+// (CORRUPTED, INACTIVE, MISSING), is an error naming the state.
+func (c *Client) WaitSettled(ctx context.Context, catalog string, deadline time.Duration, progress func(state string, waited time.Duration)) (int32, error) {
+	begin := time.Now()
+	last := begin
+	for {
+		state, ok, err := c.CatalogState(ctx, catalog)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, fmt.Errorf("catalog %s: the server reports no state for it", catalog)
+		}
+		switch state {
+		case CatalogAlive, CatalogWarmingUp:
+			return state, nil
+		case 3, 4, 10: // CORRUPTED, INACTIVE, MISSING
+			return state, fmt.Errorf("catalog %s is %s: it cannot be read", catalog, CatalogStateName(state))
+		}
+		waited := time.Since(begin)
+		if waited > deadline {
+			return state, fmt.Errorf("catalog %s is still %s after %s", catalog, CatalogStateName(state), waited.Round(time.Second))
+		}
+		if progress != nil && time.Since(last) >= 5*time.Second {
+			last = time.Now()
+			progress(CatalogStateName(state), waited)
+		}
+		select {
+		case <-ctx.Done():
+			return state, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }

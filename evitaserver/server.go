@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -106,6 +107,15 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	if c.Server.Kind == "" || c.DataDir == "" || c.HeapBytes <= 0 || c.Probe == nil {
 		return nil, errors.New("evitaserver: server, data directory, heap and probe are required")
 	}
+	// the JVM runs in its data directory: every path it is given must be absolute
+	if c.DataDir, err = filepath.Abs(c.DataDir); err != nil {
+		return nil, err
+	}
+	if c.LogDir != "" {
+		if c.LogDir, err = filepath.Abs(c.LogDir); err != nil {
+			return nil, err
+		}
+	}
 	m, err := ReadMachine()
 	if err != nil {
 		return nil, err
@@ -176,10 +186,12 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 		return nil, err
 	}
 	s.Started = time.Now()
+	running.add(s)
 	go func() {
 		s.exitErr = s.cmd.Wait()
 		logf.Close()
 		release()
+		running.remove(s)
 		close(s.done)
 	}()
 	if err := s.waitReady(ctx); err != nil {
@@ -340,4 +352,38 @@ func (s *Server) JVM() (JVM, error) {
 		return j, fmt.Errorf("evitaserver: %s does not name the JVM (vendor %q, version %q, GC %q)", s.Log, j.Vendor, j.Version, j.GC)
 	}
 	return j, nil
+}
+
+// running are the JVMs this process started and that have not exited.
+var running = &registry{servers: map[*Server]bool{}}
+
+type registry struct {
+	mu      sync.Mutex
+	servers map[*Server]bool
+}
+
+func (r *registry) add(s *Server)    { r.mu.Lock(); r.servers[s] = true; r.mu.Unlock() }
+func (r *registry) remove(s *Server) { r.mu.Lock(); delete(r.servers, s); r.mu.Unlock() }
+
+// KillAll kills every JVM this process started that still runs, at once, and waits
+// (up to 10 s) until they are gone; it returns how many it killed. For a process that
+// must end now (a second Ctrl-C, SIGTERM): no JVM outlives warmstat.
+func KillAll() int {
+	running.mu.Lock()
+	var all []*Server
+	for s := range running.servers {
+		all = append(all, s)
+	}
+	running.mu.Unlock()
+	for _, s := range all {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	deadline := time.After(10 * time.Second)
+	for _, s := range all {
+		select {
+		case <-s.done:
+		case <-deadline:
+		}
+	}
+	return len(all)
 }

@@ -114,8 +114,7 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 			}
 			mut := evita.BuildUpsert(e, copyPlan)
 			begin := l.c.Now()
-			// never cancel an in-flight upsert: WARM_UP has no rollback
-			err := l.tgt.Upsert(context.WithoutCancel(ctx), mut)
+			err := l.tgt.UpsertUncancelled(mut) // never cut in flight: WARM_UP has no rollback
 			ns := l.c.Now().Sub(begin).Nanoseconds()
 			if err != nil {
 				return col, &AbortError{Where: fmt.Sprintf("upserting %s %d (%d of %d loaded)", ty, e.GetPrimaryKey(), col.Entities, len(pks)), Err: err}

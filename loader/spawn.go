@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,19 +17,30 @@ import (
 // SpawnConfig runs both servers itself: a reader on a disposable copy of a pristine
 // snapshot and a fresh writer, each with a pinned heap and a GC log.
 type SpawnConfig struct {
-	Server     evitaserver.Source // the build under test (the writer) and, by default, the reader
+	Server     evitaserver.Source // the build under test (the writer) and the reader
 	Pristine   string             // parent of <Catalog>/, a stopped server's storage (only ever read)
 	Catalog    string
 	WorkDir    string // ours: absent, empty or carrying warmstat's marker
 	ServerHeap int64
 	ReaderHeap int64
-	Compress   bool
-	Probe      func(ctx context.Context, addr string) error
+	Compress   bool // the writer's storage.compress
+	// ReaderCompress is the snapshot's own storage.compress, which the reader must use
+	// to open it (default: Compress).
+	ReaderCompress *bool
+	Probe          func(ctx context.Context, addr string) error
+	// Watch tunes the watch over both servers (GC-bound, out of memory, exited, not
+	// answering); zero values take evitaserver's defaults.
+	Watch evitaserver.WatchOptions
 }
 
 // Spawn starts the servers, runs the load, tears both down, records the writer's GC
-// in the manifest and proves the pristine snapshot unchanged.
+// in the manifest and proves the pristine snapshot unchanged. A server that fails
+// during the run (exits, runs out of memory, turns GC-bound, stops answering) ends it;
+// the manifest and the error name that cause first.
 func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err error) {
+	if err := sc.absolute(&c); err != nil {
+		return nil, err
+	}
 	pristine := filepath.Join(sc.Pristine, sc.Catalog)
 	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
@@ -40,53 +52,84 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if err := evitaserver.CheckHeapsFit(m, map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(sc.WorkDir)
+	createdWork := errors.Is(statErr, fs.ErrNotExist)
 	if err := evitaserver.PrepareDataDir(sc.WorkDir); err != nil {
 		return nil, err
 	}
-	before, err := evitaserver.Checksum(pristine)
+	defer func() { // on failure, remove only what this call created
+		if res == nil && createdWork {
+			os.RemoveAll(sc.WorkDir)
+		}
+	}()
+	before, size, err := checksum(pristine)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { // the snapshot must come out as it went in, whatever happened
-		after, cerr := evitaserver.Checksum(pristine)
+		after, _, cerr := checksum(pristine)
 		if cerr == nil && after != before {
 			cerr = fmt.Errorf("the pristine snapshot %s changed during the run (checksum %s -> %s)", pristine, before[:12], after[:12])
 		}
 		err = errors.Join(err, cerr)
 	}()
-	reader, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, "reader"),
-		HeapBytes: sc.ReaderHeap, Compress: sc.Compress, Probe: sc.Probe, Catalogs: map[string]string{sc.Catalog: pristine}})
-	if err != nil {
-		return nil, fmt.Errorf("reader server: %w", err)
+
+	// the servers are watched from their start; a fault cancels the run with its cause
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	readerCompress := sc.Compress
+	if sc.ReaderCompress != nil {
+		readerCompress = *sc.ReaderCompress
 	}
-	defer reader.Stop(time.Minute)
-	writer, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, "writer"),
-		HeapBytes: sc.ServerHeap, Compress: sc.Compress, Probe: sc.Probe})
-	if err != nil {
-		return nil, fmt.Errorf("writer server: %w", err)
-	}
-	defer writer.Stop(time.Minute)
-	src, err := evita.Dial(ctx, reader.Addr, evita.Options{})
+	reader, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
 	if err != nil {
 		return nil, err
+	}
+	defer sc.discard(reader)
+	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
+	if err != nil {
+		return nil, withCause(runCtx, err)
 	}
 	defer src.Close()
-	dst, err := evita.Dial(ctx, writer.Addr, evita.Options{})
+	// the reader activates the stored catalog in the background: wait for it, as the
+	// Java harness does, with a deadline that grows with the snapshot
+	wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
+	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
+		c.logf("reader: catalog %s %s for %s\n", sc.Catalog, state, waited.Round(time.Second))
+	}); err != nil {
+		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err))
+	}
+	writer, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
 	if err != nil {
-		return nil, err
+		return nil, withCause(runCtx, err)
+	}
+	defer sc.discard(writer)
+	// the writer is watched: a slow call to a live server is not a failure, so its calls
+	// may take long; a dead or GC-bound server ends them through the watch
+	dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
+	if err != nil {
+		return nil, withCause(runCtx, err)
 	}
 	defer dst.Close()
 	c.Source, c.Target, c.SourceCatalog = src, dst, sc.Catalog
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes, c.Manifest.Reader.MaxHeapBytes = &sh, &rh // pinned by us: known
+	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
 	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
 	c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
-	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
-	res, err = Run(ctx, c)
+	res, err = Run(runCtx, c)
 	if res == nil {
-		return nil, err
+		return nil, withCause(runCtx, err)
 	}
+	var fault *evitaserver.Fault
+	if errors.As(context.Cause(runCtx), &fault) {
+		// the run ended because a server failed: that is its outcome, named first
+		res.Manifest.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: fault.Error()}
+		res.Manifest.ExitCode = runfmt.ExitCodeFor(res.Manifest.Outcome.Status, res.Manifest.Verification.Status)
+		err = errors.Join(fault, err)
+	}
+	stop(nil) // the run is over: a server stopping now is no fault
 	if serr := writer.Stop(time.Minute); serr != nil {
 		err = errors.Join(err, serr)
 	}
@@ -94,9 +137,82 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		young, full := gc.Young, gc.Full
 		res.Manifest.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
 			ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
-		if werr := runfmt.WriteManifest(filepath.Join(res.Dir, runfmt.ManifestFile), res.Manifest); werr != nil {
-			err = errors.Join(err, werr)
-		}
+	}
+	if werr := runfmt.WriteManifest(filepath.Join(res.Dir, runfmt.ManifestFile), res.Manifest); werr != nil {
+		err = errors.Join(err, werr)
 	}
 	return res, err
+}
+
+// absolute resolves every path before anything starts: the JVMs run in their data
+// directories, where a relative path would mean something else.
+func (sc *SpawnConfig) absolute(c *Config) error {
+	for _, p := range []*string{&sc.Pristine, &sc.WorkDir, &c.Out} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		*p = abs
+	}
+	return nil
+}
+
+// start starts one server and watches it until the run ends; a fault stops the run
+// with that cause and kills the server, so that no call waits on it.
+func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, role string, heap int64, compress bool,
+	catalogs map[string]string, c Config) (*evitaserver.Server, error) {
+	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
+		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs})
+	if err != nil {
+		return nil, fmt.Errorf("%s server: %w", role, err)
+	}
+	o := sc.Watch
+	o.Role = role
+	if o.Advice == "" {
+		o.Advice = "give it a larger --" + map[string]string{"reader": "reader-heap", "writer": "server-heap"}[role]
+	}
+	if o.Warn == nil {
+		o.Warn = func(msg string) { c.logf("\nwarning: %s\n", msg) }
+	}
+	go func() {
+		if f := s.Watch(ctx, o); f != nil {
+			stop(f)
+			s.Kill()
+		}
+	}()
+	return s, nil
+}
+
+// discard stops a server and removes its data directory (a copy, or a catalog that
+// was loaded only to be measured); its logs, and any heap dump, stay in the work dir.
+func (sc SpawnConfig) discard(s *evitaserver.Server) {
+	s.Stop(time.Minute)
+	os.RemoveAll(s.DataDir)
+}
+
+// withCause puts a server fault that cancelled ctx before the error it caused.
+func withCause(ctx context.Context, err error) error {
+	var fault *evitaserver.Fault
+	if errors.As(context.Cause(ctx), &fault) {
+		return fmt.Errorf("%w (then: %v)", fault, err)
+	}
+	return err
+}
+
+// checksum digests the snapshot and measures its size.
+func checksum(dir string) (string, int64, error) {
+	sum, err := evitaserver.Checksum(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	return sum, size, nil
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -88,7 +86,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		return fmt.Errorf("load needs either --pristine DIR --catalog NAME (spawn mode) or --source/--source-catalog/--target (attach mode)")
 	}
 	// Ctrl-C ends the load between upserts; a second one kills warmstat.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 	defer stop()
 	errw := cmd.Root().ErrWriter
 	c := loader.Config{SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),

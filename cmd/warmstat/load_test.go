@@ -41,13 +41,17 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 		t.Fatalf("%v %+v", err, m)
 	}
 	// a second load into the same target without --replace-target is refused, nothing written
-	_, stderr, code := runCLI(t, "load", "--source", srcSrv.Addr, "--source-catalog", "shop", "--target", dstSrv.Addr, "--target-catalog", "shop_copy",
+	out, stderr, code := runCLI(t, "load", "--source", srcSrv.Addr, "--source-catalog", "shop", "--target", dstSrv.Addr, "--target-catalog", "shop_copy",
 		"--out", filepath.Join(runs, "r3"), "--build", "local")
 	if code != 1 || !strings.Contains(stderr, "--replace-target") {
 		t.Fatalf("existing target: %d %q", code, stderr)
 	}
-	// the two runs compare (2 runs of one build against themselves: nothing may be called)
-	out, stderr, code := runCLI(t, "compare", "--format", "json", runs, runs)
+	// the same runs on both sides are refused; one run against the other compares, and
+	// one run a side can call nothing
+	if _, _, code := runCLI(t, "compare", runs, runs); code != 3 {
+		t.Fatalf("compare X X: exit %d, want 3", code)
+	}
+	out, stderr, code = runCLI(t, "compare", "--format", "json", filepath.Join(runs, "r1"), filepath.Join(runs, "r2"))
 	if code != 0 || strings.Contains(out, `"verdict": "faster"`) || strings.Contains(out, `"verdict": "slower"`) {
 		t.Fatalf("compare: %d %s %s", code, out, stderr)
 	}

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
@@ -47,7 +44,7 @@ func seedCommand() *cli.Command {
 			if cmd.Float("scale") <= 0 || cmd.Float("scale") > 10 {
 				return fmt.Errorf("--scale must be in (0, 10]")
 			}
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 			defer stop()
 			if dir := cmd.String("pristine"); dir != "" {
 				src, err := serverSource(cmd, "seed --pristine")

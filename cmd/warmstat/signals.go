@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/warmstat/warmstat/evitaserver"
+)
+
+// interruptible runs long work (load, seed): the first Ctrl-C cancels ctx, and the work
+// ends at its next safe point (a load between upserts, with its manifest written); a
+// second Ctrl-C, or a SIGTERM at any time, stops every evitaDB JVM this process started
+// and exits at once: 130 after Ctrl-C, 143 after SIGTERM. The returned function stops
+// listening.
+func interruptible(parent context.Context, errw io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		interrupted := false
+		for {
+			var sig os.Signal
+			select {
+			case <-done:
+				return
+			case sig = <-sigs:
+			}
+			if sig == os.Interrupt && !interrupted {
+				interrupted = true
+				fmt.Fprintln(errw, "\nwarmstat: interrupted: stopping at the next safe point (an upsert in flight is never cut); Ctrl-C again to stop at once")
+				cancel()
+				continue
+			}
+			n := evitaserver.KillAll()
+			code, name := 130, "a second Ctrl-C"
+			if sig == syscall.SIGTERM {
+				code, name = 143, "SIGTERM"
+			}
+			fmt.Fprintf(errw, "\nwarmstat: stopped at once by %s: %d evitaDB JVM(s) killed; what was being written is incomplete\n", name, n)
+			os.Exit(code)
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}

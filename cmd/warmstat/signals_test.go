@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// warmstatBinary builds the command once per test binary, for tests that must signal
+// a real warmstat process.
+func warmstatBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warmstat-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "warmstat")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = err
+			t.Log(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// process is a warmstat child process.
+type process struct {
+	cmd      *exec.Cmd
+	out, err bytes.Buffer
+	done     chan struct{}
+}
+
+func startWarmstat(t *testing.T, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(warmstatBinary(t), args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.err
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// exited waits up to d for the process to end and returns its exit code (-1 if it runs on).
+func (p *process) exited(d time.Duration) int {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		return -1
+	}
+}
+
+// pidsWith lists live processes whose command line contains s.
+func pidsWith(s string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), s) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitFor polls cond for up to d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("waited %s for %s", d, what)
+}
+
+// Ctrl-C and SIGTERM on a real warmstat process with real servers: one Ctrl-C ends the
+// load between upserts with its manifest (interrupted); a second Ctrl-C ends warmstat
+// at once even while an upsert is stuck (the writer JVM is frozen with SIGSTOP); SIGTERM
+// ends it at once. Every JVM it started is gone afterwards.
+func TestSignals(t *testing.T) {
+	src := evitatest.Server(t)
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if out, stderr, code := runCLI(t, "seed", "--pristine", pristine, "--catalog", "shop", "--scale", "0.003", "--evita-version", src.Ref, "--heap", "1g"); code != 0 {
+		t.Fatalf("seed: %d %s %s", code, out, stderr)
+	}
+	load := func(id string) (*process, string) {
+		work := filepath.Join(tmp, "work-"+id)
+		p := startWarmstat(t, "load", "--pristine", pristine, "--catalog", "shop", "--evita-version", src.Ref, "--server-heap", "1g",
+			"--reader-heap", "1g", "--out", filepath.Join(tmp, "runs", id), "--work", work, "--build", "b", "--run-id", id, "--batch-size", "10")
+		waitFor(t, 3*time.Minute, "the load of "+id+" to upsert", func() bool {
+			files, _ := filepath.Glob(filepath.Join(tmp, "runs", "."+id+".partial-*", runfmt.EntitiesFile))
+			if len(files) == 0 {
+				return false
+			}
+			b, _ := os.ReadFile(files[0])
+			return bytes.Count(b, []byte("\n")) > 20
+		})
+		return p, work
+	}
+	noJVM := func(work string) {
+		t.Helper()
+		if pids := pidsWith(work); len(pids) > 0 {
+			t.Fatalf("JVMs outlived warmstat: %v", pids)
+		}
+	}
+
+	// one Ctrl-C: the load stops between upserts, its manifest says interrupted
+	p, work := load("a")
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.exited(2 * time.Minute); code != 1 {
+		t.Fatalf("after one Ctrl-C: exit %d\n%s", code, p.err.String())
+	}
+	m, err := runfmt.ReadManifest(filepath.Join(tmp, "runs", "a", runfmt.ManifestFile))
+	if err != nil || m.Outcome.Status != runfmt.OutcomeInterrupted || m.ExitCode != 1 {
+		t.Fatalf("manifest after Ctrl-C: %v %+v", err, m)
+	}
+	noJVM(work)
+
+	// an upsert stuck on a frozen writer: the first Ctrl-C cannot end it, the second does
+	p, work = load("b")
+	writers := pidsWith(filepath.Join(work, "writer", "storage"))
+	if len(writers) != 1 {
+		t.Fatalf("writer JVM: %v", writers)
+	}
+	syscall.Kill(writers[0], syscall.SIGSTOP)
+	defer syscall.Kill(writers[0], syscall.SIGCONT)
+	time.Sleep(time.Second)
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.exited(3 * time.Second); code != -1 {
+		t.Fatalf("a stuck upsert ended by the first Ctrl-C? exit %d", code)
+	}
+	begin := time.Now()
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.exited(15 * time.Second); code != 130 {
+		t.Fatalf("second Ctrl-C: exit %d after %s\n%s", code, time.Since(begin), p.err.String())
+	}
+	if !strings.Contains(p.err.String(), "stopped at once by a second Ctrl-C: 2 evitaDB JVM(s) killed") {
+		t.Fatalf("stderr: %s", p.err.String())
+	}
+	noJVM(work)
+	t.Logf("second Ctrl-C ended warmstat %s after it was sent", time.Since(begin).Round(time.Millisecond))
+
+	// SIGTERM: at once
+	p, work = load("c")
+	begin = time.Now()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exited(15 * time.Second); code != 143 {
+		t.Fatalf("SIGTERM: exit %d\n%s", code, p.err.String())
+	}
+	noJVM(work)
+
+	// seed --pristine: Ctrl-C stops it, the server goes, and so does the directory it created
+	dir := filepath.Join(tmp, "seeded")
+	p = startWarmstat(t, "seed", "--pristine", dir, "--catalog", "shop", "--scale", "0.02", "--evita-version", src.Ref, "--heap", "1g")
+	waitFor(t, 2*time.Minute, "the seeding server", func() bool { return len(pidsWith(dir+".seeding")) > 0 })
+	time.Sleep(3 * time.Second)
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.exited(2 * time.Minute); code != 1 {
+		t.Fatalf("seed after Ctrl-C: exit %d\n%s", code, p.err.String())
+	}
+	noJVM(dir)
+	for _, d := range []string{dir, dir + ".seeding"} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s left behind after an interrupted seed", d)
+		}
+	}
+}
