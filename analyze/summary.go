@@ -102,6 +102,9 @@ type RunSummary struct {
 	TotalNs *int64
 	// Shares of the load wall-clock in percent (0 when it is 0).
 	UpsertSharePct, ReadSharePct, IngestSharePct, LoopOverheadSharePct float64
+	// LoaderCPUPct is the loader process's own CPU time as a share of the load
+	// wall-clock (nil when unrecorded).
+	LoaderCPUPct *float64
 	// Entities per second over pure upsert time, the load wall-clock and ingest (0
 	// when the time is 0, as the Java harness prints them).
 	PerSecondUpsert, PerSecondWall, PerSecondIngest float64
@@ -180,6 +183,10 @@ func (s *RunSummary) derive() {
 	s.UpsertSharePct = pctOf(t.UpsertNs, t.LoadWallNs)
 	s.ReadSharePct = pctOf(t.SourceReadNs, t.LoadWallNs)
 	s.IngestSharePct = pctOf(s.IngestNs, t.LoadWallNs)
+	if c := m.Loader.CPUNs; c != nil {
+		p := pctOf(*c, t.LoadWallNs)
+		s.LoaderCPUPct = &p
+	}
 	s.PerSecondUpsert = perSecond(m.Entities, t.UpsertNs)
 	s.PerSecondWall = perSecond(m.Entities, t.LoadWallNs)
 	s.PerSecondIngest = perSecond(m.Entities, s.IngestNs)

@@ -95,7 +95,10 @@ func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
 		creds = credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "localhost", MinVersion: tls.VersionTLS12})
 	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, PermitWithoutStream: true}),
+		// pings find a dead connection, but a live server that is slow to answer
+		// (a long GC pause) must not be cut off by them: a generous ACK timeout; calls
+		// have deadlines, and a server warmstat started is watched
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 5 * time.Minute, PermitWithoutStream: true}),
 		// a 1,000-entity full-content batch exceeds grpc-go's 4 MB default
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(64<<20)))
 	if err != nil {

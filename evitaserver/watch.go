@@ -88,7 +88,14 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 	tick := time.NewTicker(o.Every)
 	defer tick.Stop()
 	fault := func(reason, advice string) *Fault {
-		return &Fault{Role: o.Role, Heap: s.HeapBytes, Reason: reason, HeapDump: s.heapDump(), Advice: advice}
+		dump := out.dump
+		if out.oom {
+			dump = out.waitDump(ctx, s, 2*time.Minute) // a dump cut short is useless
+		}
+		if dump == "" {
+			dump = s.heapDump()
+		}
+		return &Fault{Role: o.Role, Heap: s.HeapBytes, Reason: reason, HeapDump: dump, Advice: advice}
 	}
 	for {
 		select {
@@ -144,11 +151,27 @@ func (s *Server) heapDump() string {
 	return dumps[len(dumps)-1]
 }
 
-// logTail reads a growing log for OutOfMemoryError.
+// logTail reads a growing log for OutOfMemoryError and the heap dump it triggers.
 type logTail struct {
-	path string
-	off  int64
-	oom  bool
+	path       string
+	off        int64
+	oom        bool
+	dump       string // "Dumping heap to <path> ..."
+	dumpClosed bool   // "Heap dump file created ..."
+}
+
+// waitDump waits (up to d, while the JVM lives) until a heap dump being written is
+// complete, and returns its path ("" if none was started).
+func (t *logTail) waitDump(ctx context.Context, s *Server, d time.Duration) string {
+	for end := time.Now().Add(d); t.dump != "" && !t.dumpClosed && time.Now().Before(end) && s.Running(); {
+		select {
+		case <-ctx.Done():
+			return t.dump
+		case <-time.After(500 * time.Millisecond):
+		}
+		t.sawOOM()
+	}
+	return t.dump
 }
 
 func (t *logTail) sawOOM() bool {
@@ -172,6 +195,12 @@ func (t *logTail) sawOOM() bool {
 		t.off += int64(len(line))
 		if strings.Contains(line, "java.lang.OutOfMemoryError") {
 			t.oom = true
+		}
+		if rest, ok := strings.CutPrefix(line, "Dumping heap to "); ok {
+			t.dump = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "..."))
+		}
+		if strings.HasPrefix(line, "Heap dump file created") {
+			t.dumpClosed = true
 		}
 	}
 }

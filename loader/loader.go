@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/warmstat/warmstat/evita"
@@ -116,7 +117,11 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	}
 	res = &Result{Dir: c.Out, Manifest: &m}
 	l := &load{c: c, src: src, tgt: tgt, w: w, csv: csvFile, m: &m, plans: sp.collections}
+	cpu0 := processCPU()
 	loadErr := l.run(ctx, sp.order)
+	if cpu := processCPU() - cpu0; cpu0 >= 0 {
+		m.Loader.CPUNs = &cpu
+	}
 	m.Timings.LoadWallNs = l.wall
 	if !c.Prefetch {
 		o := m.Timings.LoadWallNs - m.Timings.UpsertNs - m.Timings.SourceReadNs
@@ -136,6 +141,16 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	c.publish(ctx, tgt, sp, &m)
 	m.Verification = l.verify(ctx, sp.order)
 	return res, finish(stage, csvFile, res, nil)
+}
+
+// processCPU is this process's user + system CPU time in ns (-1 if unknown); the
+// JVMs it started are not in it.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 func (c *Config) defaults() {
@@ -160,7 +175,7 @@ func (c *Config) defaults() {
 func (c Config) manifest() runfmt.Manifest {
 	m := c.Manifest
 	m.Schema = runfmt.SchemaV1
-	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version}
+	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version, CPUNs: nil}
 	m.TargetMode = runfmt.TargetRemote
 	m.SourceCatalog, m.TargetCatalog = c.SourceCatalog, c.TargetCatalog
 	m.Server.Version = c.Target.Version

@@ -2,10 +2,14 @@ package loader_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
@@ -64,3 +68,98 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 		t.Fatalf("foreign work dir: %v", err)
 	}
 }
+
+// A live writer that stops answering for a minute (frozen with SIGSTOP, as in a long
+// GC pause) is waited for: neither keepalive pings nor call deadlines end the
+// measurement, and the load completes verified once the writer continues.
+func TestSlowWriterIsWaitedFor(t *testing.T) {
+	src := evitatest.Server(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(tmp, "work")
+	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
+		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
+	frozen := time.Duration(0)
+	c := loader.Config{Out: filepath.Join(tmp, "run"), BatchSize: 50, Manifest: runfmt.Manifest{RunID: "slow", Build: runfmt.Build{Label: "local"}}}
+	c.AfterUpsert = func(coll string, n int) {
+		if frozen != 0 || n != 10 {
+			return
+		}
+		pids := jvmPids(filepath.Join(work, "writer", "storage"))
+		if len(pids) != 1 {
+			t.Errorf("writer JVM: %v", pids)
+			return
+		}
+		syscall.Kill(pids[0], syscall.SIGSTOP)
+		begin := time.Now()
+		time.AfterFunc(65*time.Second, func() { syscall.Kill(pids[0], syscall.SIGCONT) })
+		frozen = time.Since(begin) + 65*time.Second
+	}
+	begin := time.Now()
+	res, err := loader.Spawn(ctx, sc, c)
+	if err != nil || res.Manifest.ExitCode != 0 || res.Manifest.Outcome.Status != runfmt.OutcomeComplete {
+		t.Fatalf("after a %s freeze: %v %+v", frozen, err, res)
+	}
+	if took := time.Since(begin); took < 65*time.Second {
+		t.Fatalf("the load took %s: the writer was not frozen", took)
+	}
+}
+
+func jvmPids(s string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// A reader heap too small for the snapshot: the reader fails while it activates the
+// catalog (out of memory, or GC-bound first). The error names that cause first —
+// which server, its heap, the heap dump if one was written, what to change — and not
+// what it broke downstream; nothing is left running, no run directory is written.
+func TestReaderTooSmallForSnapshot(t *testing.T) {
+	src := evitatest.Server(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), readerTestScale, 5, evitatest.Probe); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(tmp, "work")
+	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
+		ServerHeap: 1 << 30, ReaderHeap: readerTestHeap, Compress: true, Probe: evitatest.Probe}
+	out := filepath.Join(tmp, "run")
+	res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, Manifest: runfmt.Manifest{RunID: "small", Build: runfmt.Build{Label: "local"}}})
+	if err == nil || res != nil {
+		t.Fatalf("a reader of %d MiB loaded the snapshot: %v", readerTestHeap>>20, err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, fmt.Sprintf("the reader server (heap %dm)", readerTestHeap>>20)) ||
+		!(strings.Contains(msg, "ran out of memory") || strings.Contains(msg, "is GC-bound")) || !strings.Contains(msg, "--reader-heap") {
+		t.Fatalf("error does not lead with the reader's fault: %v", err)
+	}
+	if strings.Contains(msg, "OutOfMemoryError") && !strings.Contains(msg, "heap dump: ") {
+		t.Errorf("an out-of-memory reader's heap dump is not named: %v", err)
+	}
+	if len(jvmPids(work)) > 0 {
+		t.Fatal("a JVM outlived the failed run")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("a run directory was written for a run that never started")
+	}
+	t.Logf("%v", err)
+}
+
+// the smallest seeded snapshot a reader of readerTestHeap cannot activate (measured)
+const (
+	readerTestScale = 0.01
+	readerTestHeap  = 256 << 20
+)

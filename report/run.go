@@ -269,6 +269,9 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		clock = append(clock, []string{"  loop overhead", Seconds(*s.LoopOverheadNs),
 			Fixed(s.LoopOverheadSharePct, 1) + " % of wall: the loader's own time (neither upsert nor read)"})
 	}
+	if c := m.Loader.CPUNs; c != nil {
+		clock = append(clock, []string{"  loader CPU", Seconds(*c), Fixed(*s.LoaderCPUPct, 1) + " % of wall: the loader process's own CPU"})
+	}
 	clock = append(clock, [][]string{
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},

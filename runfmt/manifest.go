@@ -93,6 +93,10 @@ type Build struct {
 type Loader struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// CPUNs is the CPU time (user + system) the loader's own process used during the
+	// load wall-clock: whether the loader, not the server, could be what is measured.
+	// Null when unrecorded.
+	CPUNs *int64 `json:"cpu_ns,omitempty"`
 }
 
 // Server is the target (writer) server.
