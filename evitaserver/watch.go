@@ -89,9 +89,6 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 	defer tick.Stop()
 	fault := func(reason, advice string) *Fault {
 		dump := out.dump
-		if out.oom {
-			dump = out.waitDump(ctx, s, 2*time.Minute) // a dump cut short is useless
-		}
 		if dump == "" {
 			dump = s.heapDump()
 		}
@@ -142,6 +139,18 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 	}
 }
 
+// AwaitHeapDump waits (up to d, while the JVM lives) until a heap dump it is writing
+// is complete: a server that failed is killed only after, since a dump cut short is
+// useless.
+func (s *Server) AwaitHeapDump(d time.Duration) {
+	t := &logTail{path: s.Log}
+	for end := time.Now().Add(d); time.Now().Before(end) && s.Running(); time.Sleep(500 * time.Millisecond) {
+		if t.sawOOM(); t.dump == "" || t.dumpClosed {
+			return
+		}
+	}
+}
+
 // heapDump is the newest heap dump in the server's log directory, if any.
 func (s *Server) heapDump() string {
 	dumps, _ := filepath.Glob(filepath.Join(s.LogDir, "*.hprof"))
@@ -158,20 +167,6 @@ type logTail struct {
 	oom        bool
 	dump       string // "Dumping heap to <path> ..."
 	dumpClosed bool   // "Heap dump file created ..."
-}
-
-// waitDump waits (up to d, while the JVM lives) until a heap dump being written is
-// complete, and returns its path ("" if none was started).
-func (t *logTail) waitDump(ctx context.Context, s *Server, d time.Duration) string {
-	for end := time.Now().Add(d); t.dump != "" && !t.dumpClosed && time.Now().Before(end) && s.Running(); {
-		select {
-		case <-ctx.Done():
-			return t.dump
-		case <-time.After(500 * time.Millisecond):
-		}
-		t.sawOOM()
-	}
-	return t.dump
 }
 
 func (t *logTail) sawOOM() bool {

@@ -57,8 +57,9 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if err := evitaserver.PrepareDataDir(sc.WorkDir); err != nil {
 		return nil, err
 	}
-	defer func() { // on failure, remove only what this call created
-		if res == nil && createdWork {
+	var fault *evitaserver.Fault
+	defer func() { // on failure, remove only what this call created, but keep a failed server's logs and heap dump
+		if res == nil && createdWork && fault == nil {
 			os.RemoveAll(sc.WorkDir)
 		}
 	}()
@@ -88,7 +89,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	defer sc.discard(reader)
 	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
 	if err != nil {
-		return nil, withCause(runCtx, err)
+		return nil, withCause(runCtx, err, &fault)
 	}
 	defer src.Close()
 	// the reader activates the stored catalog in the background: wait for it, as the
@@ -97,18 +98,18 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
 		c.logf("reader: catalog %s %s for %s\n", sc.Catalog, state, waited.Round(time.Second))
 	}); err != nil {
-		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err))
+		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
 	}
 	writer, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
 	if err != nil {
-		return nil, withCause(runCtx, err)
+		return nil, withCause(runCtx, err, &fault)
 	}
 	defer sc.discard(writer)
 	// the writer is watched: a slow call to a live server is not a failure, so its calls
 	// may take long; a dead or GC-bound server ends them through the watch
 	dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
 	if err != nil {
-		return nil, withCause(runCtx, err)
+		return nil, withCause(runCtx, err, &fault)
 	}
 	defer dst.Close()
 	c.Source, c.Target, c.SourceCatalog = src, dst, sc.Catalog
@@ -120,9 +121,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
 	res, err = Run(runCtx, c)
 	if res == nil {
-		return nil, withCause(runCtx, err)
+		return nil, withCause(runCtx, err, &fault)
 	}
-	var fault *evitaserver.Fault
+	if err != nil { // did a server fail? give the watch its moment (see withCause)
+		select {
+		case <-runCtx.Done():
+		case <-time.After(faultGrace):
+		}
+	}
 	if errors.As(context.Cause(runCtx), &fault) {
 		// the run ended because a server failed: that is its outcome, named first
 		res.Manifest.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: fault.Error()}
@@ -143,6 +149,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	}
 	return res, err
 }
+
+// faultGrace is how long a failed call waits for the watch to name a server's failure:
+// a few of its polling intervals.
+const faultGrace = 6 * time.Second
 
 // absolute resolves every path before anything starts: the JVMs run in their data
 // directories, where a relative path would mean something else.
@@ -177,6 +187,7 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 	go func() {
 		if f := s.Watch(ctx, o); f != nil {
 			stop(f)
+			s.AwaitHeapDump(2 * time.Minute)
 			s.Kill()
 		}
 	}()
@@ -190,11 +201,20 @@ func (sc SpawnConfig) discard(s *evitaserver.Server) {
 	os.RemoveAll(s.DataDir)
 }
 
-// withCause puts a server fault that cancelled ctx before the error it caused.
-func withCause(ctx context.Context, err error) error {
-	var fault *evitaserver.Fault
-	if errors.As(context.Cause(ctx), &fault) {
-		return fmt.Errorf("%w (then: %v)", fault, err)
+// withCause puts a server fault that cancelled ctx before the error it caused. A call
+// can fail a moment before the watch has classified the server's failure (a JVM dying
+// of OutOfMemoryError resets its connections first), so a failure waits briefly for
+// the watch's verdict.
+func withCause(ctx context.Context, err error, fault **evitaserver.Fault) error {
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(faultGrace):
+	}
+	if errors.As(context.Cause(ctx), fault) {
+		return fmt.Errorf("%w (then: %v)", *fault, err)
 	}
 	return err
 }
