@@ -380,6 +380,10 @@ func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand
 	}
 	if sa.n() == 0 || sb.n() == 0 {
 		r.Reason = "no figure on one side"
+		// when every run says the same why (prefetch: no ingest), that is the reason
+		if len(notes) > 0 && !slices.ContainsFunc(notes, func(n RunNote) bool { return n.Reason != notes[0].Reason }) {
+			r.Reason = notes[0].Reason
+		}
 		return r, notes
 	}
 	d := sb.mean() - sa.mean()

@@ -1,10 +1,14 @@
 // Package evita is warmstat's evitaDB gRPC client subset: our own .proto subset
-// (evita/proto, generated code in evita/pb, `make proto`), the EvitaQL queries the
-// loader sends, and the mapping of a source entity to its upsert mutation.
+// (evita/proto, generated code in evita/pb, `make proto`), connections and sessions,
+// the EvitaQL queries the loader sends, schema replication (PlanReplication,
+// CreateCatalog), the mapping of a source entity to its upsert mutation (BuildUpsert),
+// and goLive.
 //
-// Status (issue 3 is blocked: no io.evitadb artifact can be fetched here, so nothing
-// in this package has talked to a real server yet): the wire subset, the query
-// builders, the entity→mutation mapping and the schema replication plan are written
-// from the protocol facts and unit-tested on the wire level; connecting, sessions and
-// goLive wait for a real server to be tested against.
+// Every call but goLive has a deadline (Options.CallTimeout); goLive is followed by its
+// progress stream and given up only when it stalls, and its outcome (GoLiveOutcome) is
+// ok only when the catalog is then read back ALIVE. UpsertUncancelled is the measured
+// load's path: never cut in flight (WARM_UP has no rollback) and allocation-lean. A
+// failed call is an *Error with the method, the gRPC code and the server's message;
+// one ended by its context unwraps to the context's error. Everything here is tested
+// against real evitaDB servers (internal/evitatest).
 package evita

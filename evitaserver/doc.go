@@ -1,18 +1,20 @@
-// Package evitaserver runs a real evitaDB server as a child JVM and reads what it
-// leaves behind.
+// Package evitaserver runs real evitaDB servers as child JVMs and reads what they leave
+// behind.
 //
-// Present now (usable and tested without an evitaDB artifact):
-//   - ParseGCLog / ParseGCFiles: pause counts and pause time from a JDK -Xlog:gc* log,
-//     counting each pause once (JDK 17 writes a [gc,start] and a [gc] line per pause);
-//     a file that is not such a log is refused, never read as "0 pauses".
-//   - Memory: the machine's memory and cgroup limit, and CheckHeapsFit, which refuses
-//     heaps that do not fit the limit before any JVM starts.
-//   - PrepareDataDir: the ownership rule — a data directory is wiped only when it is
-//     absent, empty, or carries warmstat's marker file; anything else is refused and
-//     left untouched.
-//
-// Pending (issue 3, blocked): fetching io.evitadb:evita_server through Maven, start
-// with pinned heap and gRPC on a free loopback port, readiness by ServerStatus, and
-// graceful-then-forced stop. The Maven registry reachable here serves no io.evitadb
-// artifact, so none of that can run against a real server yet.
+//   - Source: the server build and how to launch it — a release fetched by make evita,
+//     an explicit classpath, a runnable server jar (java -jar), or an evitaDB checkout's
+//     built jar — and Identify, which reads the version and build commit from the
+//     server's own jar manifest, checksums its jars and refuses a classpath a server
+//     cannot start from (a thin evita_server jar).
+//   - Start / Stop / Kill / KillAll: a JVM with a pinned heap (-Xms = -Xmx), a GC log,
+//     gRPC on a free loopback port in plaintext, readiness by a real call, its own
+//     process group and death with warmstat; the heap is checked against the machine's
+//     memory limit and reserved in a machine-wide ledger (ReservationDir) so that
+//     warmstat processes never start more JVMs than the machine fits.
+//   - Watch: a running server's faults while they happen — exit, OutOfMemoryError (with
+//     its heap dump), GC-bound (from the growing GC log), not answering — as a *Fault
+//     naming the server, its heap and what to change.
+//   - ParseGCLog / ParseGCFiles: pause counts and times from -Xlog:gc*, each pause once.
+//   - PrepareDataDir: the ownership rule — a directory is wiped only when it is absent,
+//     empty, or carries warmstat's marker.
 package evitaserver

@@ -13,6 +13,7 @@
 package loader
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,11 @@ type Config struct {
 	// minutes): after a failed call for a late ALIVE, after a completed one to prove it.
 	GoLiveConfirm time.Duration
 	Manifest      runfmt.Manifest // conditions known to the caller (build, heaps, machine, ...)
-	Progress      io.Writer       // nil = quiet
+	Progress      io.Writer       // progress for people (a terminal); nil = quiet
+	// Warnings receives what a reader of the run must know even when nobody watches the
+	// progress: replication notes, a server under GC pressure, a catalog still
+	// activating (default: Progress).
+	Warnings io.Writer
 	Now           func() time.Time
 	// AfterUpsert, if set, runs after every completed upsert (fault tests use it).
 	AfterUpsert func(collection string, n int)
@@ -258,7 +263,7 @@ func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Mani
 	rep := c.Now().Sub(begin).Nanoseconds()
 	m.Timings.SchemaReplicationNs = &rep
 	for _, n := range plan.Notes {
-		c.logf("note: %s\n", n)
+		c.warnf("note: %s\n", n)
 	}
 	sp.deferred = plan.Deferred
 	return nil
@@ -285,7 +290,7 @@ func newCSV(dir string) (*os.File, *runfmt.CSVWriter, error) {
 func (c Config) publish(ctx context.Context, tgt *evita.Session, sp *sourcePlan, m *runfmt.Manifest) {
 	for _, d := range sp.deferred {
 		if err := tgt.UpdateEntitySchema(ctx, d); err != nil {
-			c.logf("warning: deferred schema mutation for %s: %v\n", d.GetEntityType(), err)
+			c.warnf("warning: deferred schema mutation for %s: %v\n", d.GetEntityType(), err)
 		}
 	}
 	c.logf("goLive ...\n")
@@ -329,5 +334,11 @@ func finish(stage *runfmt.Staged, csvFile *os.File, res *Result, loadErr error) 
 func (c Config) logf(format string, args ...any) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, format, args...)
+	}
+}
+
+func (c Config) warnf(format string, args ...any) {
+	if w := cmp.Or(c.Warnings, c.Progress); w != nil {
+		fmt.Fprintf(w, format, args...)
 	}
 }

@@ -96,7 +96,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// Java harness does, with a deadline that grows with the snapshot
 	wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
 	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
-		c.logf("reader: catalog %s %s for %s\n", sc.Catalog, state, waited.Round(time.Second))
+		c.warnf("reader: catalog %s is %s after %s\n", sc.Catalog, state, waited.Round(time.Second))
 	}); err != nil {
 		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
 	}
@@ -182,7 +182,7 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 		o.Advice = "give it a larger --" + map[string]string{"reader": "reader-heap", "writer": "server-heap"}[role]
 	}
 	if o.Warn == nil {
-		o.Warn = func(msg string) { c.logf("\nwarning: %s\n", msg) }
+		o.Warn = func(msg string) { c.warnf("\nwarning: %s\n", msg) }
 	}
 	go func() {
 		if f := s.Watch(ctx, o); f != nil {

@@ -54,9 +54,9 @@ type VerificationJSON struct {
 
 // ThroughputJSON are entities per second over three denominators.
 type ThroughputJSON struct {
-	PureUpsert float64 `json:"pure_upsert_per_s"`
-	Wall       float64 `json:"wall_per_s"`
-	Ingest     float64 `json:"ingest_per_s"`
+	PureUpsert float64  `json:"pure_upsert_per_s"`
+	Wall       float64  `json:"wall_per_s"`
+	Ingest     *float64 `json:"ingest_per_s"` // null with prefetch
 }
 
 // LatencyJSON is one row of latency statistics (µs) with its clocks (s).
@@ -99,12 +99,12 @@ func BuildRun(s *analyze.RunSummary) *RunJSON {
 	r := &RunJSON{Schema: RunSchema, Run: m, Quantiles: string(s.Quantiles), Entities: m.Entities,
 		LoadWallS: secs(t.LoadWallNs), UpsertS: secs(t.UpsertNs), SourceReadS: secs(t.SourceReadNs),
 		Verification: VerificationJSON{Status: m.Verification.Status, ExitCode: m.ExitCode, Outcome: m.Outcome.Status},
-		Throughput:   ThroughputJSON{PureUpsert: round3(s.PerSecondUpsert), Wall: round3(s.PerSecondWall), Ingest: round3(s.PerSecondIngest)},
+		Throughput:   ThroughputJSON{PureUpsert: round3(s.PerSecondUpsert), Wall: round3(s.PerSecondWall)},
 		Warnings:     Warnings(m),
 	}
 	if s.NoIngest == "" {
-		v := secs(s.IngestNs)
-		r.IngestS = &v
+		v, ps := secs(s.IngestNs), round3(s.PerSecondIngest)
+		r.IngestS, r.Throughput.Ingest = &v, &ps
 	}
 	if s.LoopOverheadNs != nil {
 		v := secs(*s.LoopOverheadNs)
@@ -285,8 +285,12 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 			p("%s\n", strings.TrimRight(fmt.Sprintf("%-23s %18s   %s", c[0], c[1], c[2]), " "))
 		}
 	}
-	p("\nthroughput: %s upserts/s (pure), %s entities/s (wall), %s entities/s (ingest)\n",
-		Fixed(r.Throughput.PureUpsert, 1), Fixed(r.Throughput.Wall, 1), Fixed(r.Throughput.Ingest, 1))
+	if s.NoIngest == "" {
+		p("\nthroughput: %s upserts/s (pure), %s entities/s (wall), %s entities/s (ingest)\n",
+			Fixed(r.Throughput.PureUpsert, 1), Fixed(r.Throughput.Wall, 1), Fixed(*r.Throughput.Ingest, 1))
+	} else {
+		p("\nthroughput: %s upserts/s (pure), %s entities/s (wall)\n", Fixed(r.Throughput.PureUpsert, 1), Fixed(r.Throughput.Wall, 1))
+	}
 	p("verification: %s, outcome %s, exit code %d\n", m.Verification.Status, m.Outcome.Status, m.ExitCode)
 	if t.ResolutionNs > 1 {
 		p("timing resolution: %s (clocks as the producer printed them)\n", Seconds(t.ResolutionNs))

@@ -93,6 +93,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	c := loader.Config{SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
 		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
 		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Prefetch: cmd.Bool("prefetch"), Manifest: m}
+	c.Warnings = errw
 	if isTerminal(errw) {
 		c.Progress = errw // progress for people; quiet when not a terminal
 	}

@@ -94,9 +94,10 @@ func TestLoadArguments(t *testing.T) {
 func TestSpawnModeCommand(t *testing.T) {
 	older, newer := evitatest.TwoReleases(t)
 	tmp := t.TempDir()
+	t.Chdir(tmp) // every path below is relative, as in the README's examples
 	jar := filepath.Join(tmp, "dist", "evita-server.jar")
 	evitatest.LauncherJar(t, newer, jar)
-	pristine := filepath.Join(tmp, "pristine")
+	pristine := "pristine"
 	out, stderr, code := runCLI(t, "seed", "--pristine", pristine, "--catalog", "shop", "--scale", "0.001", "--server-jar", jar, "--heap", "1g")
 	if code != 0 || !strings.Contains(out, "pristine snapshot") {
 		t.Fatalf("seed --pristine --server-jar: %d %s %s", code, out, stderr)
@@ -104,7 +105,7 @@ func TestSpawnModeCommand(t *testing.T) {
 	load := func(id string, server ...string) *runfmt.Manifest {
 		t.Helper()
 		args := append([]string{"load", "--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
-			"--out", filepath.Join(tmp, "runs", id), "--build", id, "--run-id", id}, server...)
+			"--out", filepath.Join("runs", id), "--build", id, "--run-id", id}, server...)
 		out, stderr, code := runCLI(t, args...)
 		if code != 0 || !strings.Contains(out, "writer GC:") || !strings.HasSuffix(strings.TrimSpace(out), "RUN_STATUS=MEASUREMENT-DONE-"+id) {
 			t.Fatalf("load %v: %d\n%s\n%s", server, code, out, stderr)
@@ -119,6 +120,17 @@ func TestSpawnModeCommand(t *testing.T) {
 			t.Fatalf("%s: server %+v jvm %+v machine %+v", id, b, j, m.Machine)
 		}
 		return m
+	}
+	// a load that fails after its servers started leaves nothing it created
+	_, stderr, code = runCLI(t, "load", "--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
+		"--out", "runs/fail", "--build", "x", "--evita-version", older.Ref, "--collections", "Nope")
+	if code != 1 || !strings.Contains(stderr, `collection "Nope" is not in source catalog`) {
+		t.Fatalf("failing load: %d %s", code, stderr)
+	}
+	for _, d := range []string{"runs/fail", "runs/fail.work"} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s left behind by a failed load", d)
+		}
 	}
 	a := load("a", "--evita-version", older.Ref)
 	b := load("b", "--evita-version", newer.Ref)

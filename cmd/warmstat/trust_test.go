@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -573,4 +574,31 @@ func TestTableCSVIsNumeric(t *testing.T) {
 func atof(s string) float64 {
 	v, _ := strconv.ParseFloat(s, 64)
 	return v
+}
+
+// With prefetch the source reads overlap the upserts: ingest (load - read) has no
+// meaning. The report says so instead of printing a number, the default gates judge
+// the load wall-clock instead, and a gate on ingest is not judged, with the reason.
+func TestPrefetchHasNoIngest(t *testing.T) {
+	tmp := t.TempDir()
+	prefetch := func(m *runfmt.Manifest) { m.Conditions.Prefetch = true }
+	a := group(t, tmp, 3, 1, synthrun.Spec{Label: "a", Tau: 0.01, Mutate: prefetch})
+	slow := group(t, tmp, 3, 20, synthrun.Spec{Label: "slow", Tau: 0.01, Effect: 1.15, Mutate: prefetch})
+	out, _, code := runCLI(t, "report", filepath.Join(a, "run-1"))
+	if code != 0 || !regexp.MustCompile(`ingest \(load - read\) +- +not defined: with prefetch the source reads overlap the upserts`).MatchString(out) ||
+		strings.Contains(out, "loop overhead") || strings.Contains(out, "entities/s (ingest)") {
+		t.Fatalf("report of a prefetch run:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "report", "--format", "json", filepath.Join(a, "run-1"))
+	if !strings.Contains(out, `"ingest_s": null`) || !strings.Contains(out, `"loop_overhead_s": null`) {
+		t.Fatalf("report JSON of a prefetch run:\n%s", out)
+	}
+	out, _, code = runCLI(t, "compare", "--fail-on-regression", a, slow)
+	if code != 4 || !strings.Contains(out, "gate */load_wall: REGRESSION") || strings.Contains(out, "gate */ingest") {
+		t.Fatalf("default gates under prefetch: exit %d\n%s", code, out)
+	}
+	out, _, _ = runCLI(t, "compare", "--fail-on-regression", "--gate", "*/ingest", a, slow)
+	if !strings.Contains(out, "gate */ingest: NOT JUDGED (with prefetch the source reads overlap the upserts") {
+		t.Fatalf("an ingest gate under prefetch:\n%s", out)
+	}
 }
