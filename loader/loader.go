@@ -53,7 +53,7 @@ type Config struct {
 	// progress: replication notes, a server under GC pressure, a catalog still
 	// activating (default: Progress).
 	Warnings io.Writer
-	Now           func() time.Time
+	Now      func() time.Time
 	// AfterUpsert, if set, runs after every completed upsert (fault tests use it).
 	AfterUpsert func(collection string, n int)
 }
