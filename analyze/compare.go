@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -63,6 +64,9 @@ type CompareOptions struct {
 	// mean and */ingest) and reports each in Comparison.Gates.
 	Gate  bool
 	Gates []string
+	// Level is the intervals' confidence (0 = 0.95). A series that looks repeatedly
+	// asks for more (SequentialPlan.Level).
+	Level float64
 }
 
 // OptionError is an option value analyze cannot work with. Option is the
@@ -78,6 +82,12 @@ func (e *OptionError) Error() string { return fmt.Sprintf("%q: %s", e.Value, e.M
 func (o *CompareOptions) check() error {
 	if math.IsNaN(o.ThresholdPct) || o.ThresholdPct < 0 || o.ThresholdPct >= 100 {
 		return &OptionError{"ThresholdPct", fmt.Sprint(o.ThresholdPct), "the noise threshold is a percentage from 0 up to (not including) 100"}
+	}
+	if o.Level == 0 {
+		o.Level = 0.95
+	}
+	if math.IsNaN(o.Level) || o.Level < 0.5 || o.Level >= 1 {
+		return &OptionError{"Level", fmt.Sprint(o.Level), "an interval's confidence is from 0.5 up to (not including) 1"}
 	}
 	if o.Resamples == 0 {
 		o.Resamples = 10000
@@ -404,7 +414,7 @@ func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand
 	if c.Options.Method.Bootstrap() {
 		lo, hi = c.bootstrap(coll, m, ra, rb, sa.at, sb.at, rng)
 	} else {
-		lo, hi = welch(sa, sb)
+		lo, hi = welch(sa, sb, cmp.Or(c.Options.Level, 0.95))
 	}
 	if w := sa.bias + sb.bias; w > 0 {
 		lo, hi = lo-w, hi+w
@@ -438,16 +448,16 @@ func pct(logRatio float64) *float64 {
 	return &v
 }
 
-// welch is the 95 % Welch t-interval of mean(b) - mean(a) on the log scale, each
-// side's variance including its clocks' rounding.
-func welch(a, b side) (float64, float64) {
+// welch is the Welch t-interval (confidence level) of mean(b) - mean(a) on the log
+// scale, each side's variance including its clocks' rounding.
+func welch(a, b side, level float64) (float64, float64) {
 	d := b.mean() - a.mean()
 	qa, qb := a.se2(), b.se2()
 	se := math.Sqrt(qa + qb)
 	na, nb := float64(a.n()), float64(b.n())
 	df := (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))
 	df = math.Max(df, math.Min(na, nb)-1)
-	t := t975(df)
+	t := tq(df, level)
 	return d - t*se, d + t*se
 }
 

@@ -214,7 +214,12 @@ func variance(v []float64) float64 {
 	return s / float64(len(v)-1)
 }
 
-func t975(df float64) float64 { return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975) }
+func t975(df float64) float64 { return tq(df, 0.95) }
+
+// tq is the two-sided Student t critical value of a confidence level.
+func tq(df, level float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
+}
 
 // noSpread is why a metric whose runs all agree exactly gets no interval.
 const noSpread = "every run has the same figure: the run-to-run noise is unknown, not zero, so there is no interval"

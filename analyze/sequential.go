@@ -1,0 +1,151 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Equivalent is a sequential verdict: the whole interval lies inside ±threshold, so
+// the builds differ by less than the noise threshold.
+const Equivalent Verdict = "equivalent"
+
+// SequentialPlan is how an A/B series is analysed while it runs. It looks after every
+// pair of runs (one per side) from MinRuns to MaxRuns runs per side, and each look's
+// interval is wider than a single comparison's, so that looking again and again does
+// not manufacture a verdict: the false-verdict budget AlphaPct (default 5 %) is spent
+// across the looks — 35 % of it at the first, 25 % at the second, the rest evenly over
+// the others. By the union bound, between identical builds the chance that any look
+// calls faster, slower (or, for builds that differ by more than the threshold,
+// equivalent) is at most AlphaPct per gate, whatever the noise; the threshold makes it
+// far smaller in practice (the calibration test measures it). Spending early buys the
+// early stop a large change deserves.
+type SequentialPlan struct {
+	MinRuns, MaxRuns int
+	AlphaPct         float64
+}
+
+// Check refuses a plan that cannot be run.
+func (p *SequentialPlan) Check() error {
+	if p.AlphaPct == 0 {
+		p.AlphaPct = 5
+	}
+	switch {
+	case p.MinRuns < 2:
+		return &OptionError{"MinRuns", fmt.Sprint(p.MinRuns), "an interval needs at least 2 runs per side"}
+	case p.MaxRuns < p.MinRuns:
+		return &OptionError{"MaxRuns", fmt.Sprint(p.MaxRuns), fmt.Sprintf("must be at least the minimum runs (%d)", p.MinRuns)}
+	case p.MaxRuns > 100:
+		return &OptionError{"MaxRuns", fmt.Sprint(p.MaxRuns), "at most 100 runs per side"}
+	case math.IsNaN(p.AlphaPct) || p.AlphaPct <= 0 || p.AlphaPct >= 50:
+		return &OptionError{"AlphaPct", fmt.Sprint(p.AlphaPct), "the false-verdict budget is a percentage above 0 and below 50"}
+	}
+	return nil
+}
+
+// Level is the confidence of the interval at the look after n runs per side.
+func (p SequentialPlan) Level(n int) float64 {
+	n = min(max(n, p.MinRuns), p.MaxRuns)
+	looks := p.MaxRuns - p.MinRuns + 1
+	var share float64
+	switch {
+	case looks == 1:
+		share = 1
+	case looks == 2:
+		share = []float64{0.6, 0.4}[n-p.MinRuns]
+	case n == p.MinRuns:
+		share = 0.35
+	case n == p.MinRuns+1:
+		share = 0.25
+	default:
+		share = 0.40 / float64(looks-2)
+	}
+	return 1 - p.AlphaPct/100*share
+}
+
+// GateLook is one gate's state at a look.
+type GateLook struct {
+	Gate         string   `json:"gate"`
+	RunsA, RunsB int      `json:"-"`
+	DeltaPct     *float64 `json:"delta_pct"`
+	LowPct       *float64 `json:"ci_low_pct"`
+	HighPct      *float64 `json:"ci_high_pct"`
+	Verdict      Verdict  `json:"verdict"`
+	Reason       string   `json:"reason,omitempty"`
+	// MoreRuns projects how many further runs per side would resolve the gate at the
+	// noise seen so far (nil when resolved, or when even the plan's maximum would not).
+	MoreRuns *int `json:"more_runs,omitempty"`
+}
+
+// Resolved reports whether the gate has its answer.
+func (g GateLook) Resolved() bool {
+	return g.Verdict == Faster || g.Verdict == Slower || g.Verdict == Equivalent
+}
+
+// Look is one interim analysis of a series.
+type Look struct {
+	RunsA, RunsB int        `json:"-"`
+	Level        float64    `json:"level"`
+	Gates        []GateLook `json:"gates"`
+	// Done: every gate is resolved, or the plan's maximum is reached.
+	Done bool `json:"done"`
+	// Comparison is the comparison at the look's level (its rows, notes, refusals).
+	Comparison *Comparison `json:"-"`
+}
+
+// LookAt analyses the gated metrics of a series' groups with the plan's interval for
+// the runs they hold. o's Method must be welch-t (the interval the plan is calibrated
+// for); o.Level is set from the plan. A refusal (conditions differ) is returned as
+// compare returns it.
+func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
+	if err := plan.Check(); err != nil {
+		return nil, err
+	}
+	if o.Method != "" && o.Method != methodWelch {
+		return nil, &OptionError{"Method", string(o.Method), "a series is analysed with welch-t, the interval its plan is calibrated for"}
+	}
+	n := min(len(a.Runs), len(b.Runs))
+	o.Level, o.Gate = plan.Level(n), true
+	c, err := Compare(a, b, o)
+	if err != nil {
+		return nil, err
+	}
+	l := &Look{RunsA: len(a.Runs), RunsB: len(b.Runs), Level: o.Level, Comparison: c}
+	done := true
+	for _, g := range c.Gates {
+		k := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Name() == g.Gate })
+		r := c.Rows[k]
+		gl := GateLook{Gate: g.Gate, RunsA: r.RunsA, RunsB: r.RunsB, DeltaPct: r.DeltaPct, LowPct: r.CILowPct, HighPct: r.CIHighPct,
+			Verdict: r.Verdict, Reason: r.Reason}
+		if r.Verdict == Unresolved && *r.CILowPct > -o.ThresholdPct && *r.CIHighPct < o.ThresholdPct {
+			gl.Verdict = Equivalent
+		}
+		if !gl.Resolved() {
+			done = false
+			gl.MoreRuns = projectRuns(r, plan, n, o.ThresholdPct)
+		}
+		l.Gates = append(l.Gates, gl)
+	}
+	l.Done = done || n >= plan.MaxRuns
+	return l, nil
+}
+
+// projectRuns is the smallest number of further runs per side after which the plan's
+// interval, at the between-run noise and the change seen so far, would clear the
+// threshold one way or the other; nil when none up to the plan's maximum would.
+func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
+	if r.CVPct == nil || r.DeltaPct == nil {
+		return nil
+	}
+	s := math.Log1p(*r.CVPct / 100)
+	d := math.Log1p(*r.DeltaPct / 100)
+	tau := math.Log1p(thresholdPct / 100)
+	room := math.Abs(math.Abs(d) - tau) // to clear the threshold, or to fit inside it
+	for m := n + 1; m <= plan.MaxRuns; m++ {
+		if tq(float64(2*m-2), plan.Level(m))*s*math.Sqrt(2/float64(m)) < room {
+			more := m - n
+			return &more
+		}
+	}
+	return nil
+}
