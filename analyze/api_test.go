@@ -21,11 +21,12 @@ func TestExportedSurface(t *testing.T) {
 	want := []string{
 		"Advice", "Block", "CheckHarnessFigures", "CollectionSummary", "Compare", "CompareOptions", "Comparison",
 		"Comparison.Comparable", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
-		"Faster", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Insufficient", "LoadGroup", "LoadOptions", "Look",
-		"LookAt", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError", "OptionError.Error", "Overall",
-		"ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles", "QuantilesJava", "QuantilesLinear", "Refusal",
-		"Refusal.Error", "Row", "Row.Name", "RunNote", "RunSummary", "SequentialPlan", "SequentialPlan.Check",
-		"SequentialPlan.Level", "Setting", "Slower", "Stats", "Summarize", "Unresolved", "Verdict",
+		"Faster", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Insufficient", "LoadGroup",
+		"LoadOptions", "Look", "LookAt", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
+		"OptionError.Error", "Overall", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
+		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "Row", "Row.Name", "RunHealth", "RunNote",
+		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.Level", "Setting", "Slower", "Stats",
+		"Summarize", "Unresolved", "Verdict",
 	}
 	fset := token.NewFileSet()
 	files, _ := filepath.Glob("*.go")

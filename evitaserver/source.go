@@ -350,3 +350,37 @@ func (s *Server) Record() (*runfmt.ServerBuild, *runfmt.JVM) {
 	}
 	return b, &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, Options: j.Options, Flags: j.Flags}
 }
+
+// ParseSource reads a server named in one word, as a series names its two builds:
+// "release:V", "classpath:CP", "jar:FILE" or "checkout:DIR" — or, without a prefix, an
+// evitaDB checkout (a directory), a runnable jar (a file ending in .jar), a classpath
+// (a value holding ':' or '/'), else a release version.
+func ParseSource(spec string) (Source, error) {
+	if kind, rest, ok := strings.Cut(spec, ":"); ok {
+		switch kind {
+		case "release":
+			return Release(rest)
+		case "classpath", "cp":
+			return FromClasspath(rest)
+		case "jar":
+			return FromJar(rest)
+		case "checkout", "home":
+			return FromCheckout(rest)
+		}
+	}
+	if st, err := os.Stat(spec); err == nil {
+		if st.IsDir() {
+			return FromCheckout(spec)
+		}
+		if strings.HasSuffix(spec, ".jar") {
+			return FromJar(spec)
+		}
+	}
+	if strings.ContainsAny(spec, ":/") {
+		return FromClasspath(spec)
+	}
+	if spec == "" {
+		return Source{}, errors.New("no server named")
+	}
+	return Release(spec)
+}

@@ -1,0 +1,135 @@
+package analyze
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+)
+
+// RunHealth is one run's headline figures and whether it stands out from the other
+// runs of its group.
+type RunHealth struct {
+	Dir        string   `json:"dir"`
+	Collection string   `json:"collection"`        // the dominant collection of the group
+	MeanUs     *float64 `json:"mean_us"`           // its mean upsert latency
+	LoadS      *float64 `json:"load_s"`            // load wall-clock
+	GoLiveS    *float64 `json:"golive_s"`          // nil unless goLive completed
+	TotalS     *float64 `json:"total_s"`           // nil unless goLive completed
+	Outlier    string   `json:"outlier,omitempty"` // why it stands out, "" when it does not
+}
+
+// Outlier rule: a figure whose distance from its group's median is more than
+// outlierZ robust standard deviations (1.4826 × the median absolute deviation) and
+// more than outlierMinPct of the median. The median and MAD are not moved by the
+// outlier itself, as a mean and SD would be; the minimum keeps runs that agree to a
+// fraction of a percent from being flagged over nothing. Needs 3 runs.
+const (
+	outlierZ      = 3.5
+	outlierMinPct = 10.0
+)
+
+// Health gives every run of g its headline figures and flags the runs that stand out
+// from the others (see the outlier rule above): a disturbed run is shown, never
+// silently dropped.
+func Health(g *Group, q Quantiles) ([]RunHealth, error) {
+	sums := make([]*RunSummary, len(g.Runs))
+	for i, r := range g.Runs {
+		s, err := Summarize(r, q)
+		if err != nil {
+			return nil, err
+		}
+		sums[i] = s
+	}
+	dominant := dominantOf(sums)
+	out := make([]RunHealth, len(sums))
+	for i, s := range sums {
+		h := RunHealth{Dir: s.Run.Dir, Collection: dominant}
+		for _, c := range s.Collections {
+			if c.Name == dominant {
+				v := c.Stats.MeanNs / 1e3
+				h.MeanUs = &v
+			}
+		}
+		load := float64(s.Run.Manifest.Timings.LoadWallNs) / 1e9
+		h.LoadS = &load
+		if s.TotalNs != nil {
+			gl, tot := float64(*s.Run.Manifest.GoLive.Ns)/1e9, float64(*s.TotalNs)/1e9
+			h.GoLiveS, h.TotalS = &gl, &tot
+		}
+		out[i] = h
+	}
+	for _, f := range []struct {
+		name string
+		get  func(RunHealth) *float64
+		unit string
+	}{
+		{dominant + " mean upsert", func(h RunHealth) *float64 { return h.MeanUs }, "µs"},
+		{"load wall-clock", func(h RunHealth) *float64 { return h.LoadS }, "s"},
+		{"goLive", func(h RunHealth) *float64 { return h.GoLiveS }, "s"},
+		{"TOTAL", func(h RunHealth) *float64 { return h.TotalS }, "s"},
+	} {
+		var vals []float64
+		for _, h := range out {
+			if v := f.get(h); v != nil {
+				vals = append(vals, *v)
+			}
+		}
+		if len(vals) < 3 {
+			continue
+		}
+		med := median(vals)
+		dev := make([]float64, len(vals))
+		for i, v := range vals {
+			dev[i] = math.Abs(v - med)
+		}
+		sd := 1.4826 * median(dev)
+		for i := range out {
+			v := f.get(out[i])
+			if v == nil || out[i].Outlier != "" || med <= 0 {
+				continue
+			}
+			pct := 100 * (*v - med) / med
+			if math.Abs(pct) <= outlierMinPct || (sd > 0 && math.Abs(*v-med)/sd <= outlierZ) {
+				continue
+			}
+			z := "all the other runs agree exactly"
+			if sd > 0 {
+				z = fmt.Sprintf("%.1f robust SDs", math.Abs(*v-med)/sd)
+			}
+			out[i].Outlier = fmt.Sprintf("%s %.4g %s is %+.0f %% from the median %.4g %s of its side (%s)", f.name, *v, f.unit, pct, med, f.unit, z)
+		}
+	}
+	return out, nil
+}
+
+// dominantOf is Product when the runs have it, else the collection with the most
+// upsert time.
+func dominantOf(sums []*RunSummary) string {
+	total := map[string]float64{}
+	for _, s := range sums {
+		for _, c := range s.Collections {
+			total[c.Name] += float64(c.Stats.SumNs)
+		}
+	}
+	if _, ok := total["Product"]; ok {
+		return "Product"
+	}
+	best := Overall
+	for _, n := range slices.Sorted(maps.Keys(total)) {
+		if best == Overall || total[n] > total[best] {
+			best = n
+		}
+	}
+	return best
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,378 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// Config is one invocation of a series.
+type Config struct {
+	Dir  string
+	Plan Plan
+	// Run performs one load of side ("A" or "B") into dir (absent), with run id id.
+	// The series owns the servers' work directory work. A non-nil error, or a run whose
+	// manifest does not say exit 0, is a failed run.
+	Run func(ctx context.Context, side, dir, id, work string) error
+	// Checksum digests the pristine snapshot (at the start and end of an invocation).
+	Checksum func() (string, error)
+	Compare  analyze.CompareOptions // threshold, quantiles, gates; the method is welch-t
+	// OnRun is told about every finished run with the health of all runs so far;
+	// OnLook about every look. Either may be nil.
+	OnRun  func(s *State, e Entry)
+	OnLook func(s *State, l LookRecord)
+	Now    func() time.Time
+}
+
+// ErrRunFailedTwice stops a series: the same slot failed twice in a row, which is not
+// the machine's bad luck.
+var ErrRunFailedTwice = errors.New("a run failed twice in a row")
+
+// Execute runs the series in c.Dir: a new one, or the continuation of the one whose
+// series.json is there (same plan, same builds, same pristine snapshot).
+func Execute(ctx context.Context, c Config) (*State, error) {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct}
+	if err := plan.Check(); err != nil {
+		return nil, err
+	}
+	c.Plan.AlphaPct = plan.AlphaPct
+	s, err := open(c)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := c.Checksum()
+	if err != nil {
+		return s, err
+	}
+	if len(s.Checksums) > 0 && s.Checksums[0].SHA256 != sum {
+		return s, fmt.Errorf("the pristine snapshot %s changed since the series started (checksum %.12s, now %.12s): its runs would not measure the same data",
+			c.Plan.Pristine, s.Checksums[0].SHA256, sum)
+	}
+	s.Checksums = append(s.Checksums, Checksum{At: c.Now().UTC(), When: "start", SHA256: sum})
+	for _, side := range []string{"A", "B"} {
+		if err := os.MkdirAll(filepath.Join(c.Dir, side), 0o755); err != nil {
+			return s, err
+		}
+	}
+	if err := s.recover(c.Dir); err != nil {
+		return s, err
+	}
+	if err := s.save(c.Dir); err != nil {
+		return s, err
+	}
+	err = s.loop(ctx, c, plan)
+	if sum2, cerr := c.Checksum(); cerr == nil {
+		s.Checksums = append(s.Checksums, Checksum{At: c.Now().UTC(), When: "end", SHA256: sum2})
+		if sum2 != sum {
+			err = errors.Join(err, fmt.Errorf("the pristine snapshot %s changed during the series", c.Plan.Pristine))
+		}
+	}
+	return s, errors.Join(err, s.save(c.Dir))
+}
+
+// open starts a new series or takes up the one in c.Dir.
+func open(c Config) (*State, error) {
+	s, err := load(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		if d := s.Plan.differs(c.Plan); d != "" {
+			return nil, fmt.Errorf("%s holds a series %w (%s): run it with the same arguments to continue it, or choose another directory", c.Dir, ErrPlanDiffers, d)
+		}
+		return s, nil
+	}
+	if err := evitaserver.PrepareDataDir(c.Dir); err != nil { // ours, or new
+		return nil, err
+	}
+	return &State{Schema: Schema, Plan: c.Plan, Started: c.Now().UTC()}, nil
+}
+
+// recover excludes the runs an earlier invocation left unfinished (stopped, killed, a
+// machine that died): they are moved out of the analysed directories and run again.
+func (s *State) recover(dir string) error {
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.Status != Running {
+			continue
+		}
+		e.Status, e.Reason = Failed, "did not finish: the series was stopped or the machine went down while it ran"
+		if e.Kind == Measured {
+			s.owe(e.Side)
+		}
+		if err := s.exclude(dir, e, "excluded"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// owe records that side must run a measured run again (it failed, or was replaced).
+func (s *State) owe(side string) {
+	if s.Owed == nil {
+		s.Owed = map[string]int{}
+	}
+	s.Owed[side]++
+}
+
+// exclude moves a run's directory (and a staging directory it left) out of the
+// analysed directories, into dir/<to>/.
+func (s *State) exclude(dir string, e *Entry, to string) error {
+	dst := filepath.Join(dir, to)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	src := filepath.Join(dir, e.Dir)
+	staged, _ := filepath.Glob(filepath.Join(filepath.Dir(src), "."+filepath.Base(src)+".partial-*"))
+	for _, p := range append([]string{src}, staged...) {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		name := fmt.Sprintf("%03d-%s-%s", e.Seq, e.Side, filepath.Base(p))
+		if err := os.Rename(p, filepath.Join(dst, name)); err != nil {
+			return err
+		}
+		e.Excluded = filepath.Join(to, name)
+	}
+	return nil
+}
+
+// next is the run to do now: warm-ups first, then measured runs in ABBA order (a
+// side that is behind — after a failed or replaced run — catches up first). ok is
+// false when the series has its runs.
+func (s *State) next(look *analyze.Look) (side, kind string, ok bool) {
+	for _, side := range []string{"A", "B"} {
+		if s.started(side, Warmup)-s.failed(side, Warmup) < s.Plan.Warmup {
+			return side, Warmup, true
+		}
+	}
+	na, nb := s.measured("A"), s.measured("B")
+	switch {
+	case na < nb:
+		return "A", Measured, true
+	case nb < na:
+		return "B", Measured, true
+	case na >= s.Plan.MaxRuns || (look != nil && look.Done && na >= s.Plan.MinRuns):
+		return "", "", false
+	case na%2 == 0:
+		return "A", Measured, true
+	}
+	return "B", Measured, true
+}
+
+func (s *State) failed(side, kind string) int {
+	n := 0
+	for _, e := range s.Entries {
+		if e.Side == side && e.Kind == kind && e.Status == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
+	var look *analyze.Look
+	if n := s.measured("A"); n == s.measured("B") && n >= c.Plan.MinRuns {
+		l, err := s.look(c, plan)
+		if err != nil {
+			return err
+		}
+		look = l
+	}
+	lastFailed := ""
+	for {
+		side, kind, ok := s.next(look)
+		if !ok {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := Entry{Seq: len(s.Entries) + 1, Side: side, Kind: kind, Status: Running}
+		// a run that failed or was replaced is run again: the next run of its side
+		if e.Rerun = lastFailed == side+kind || s.Owed[side] > 0; s.Owed[side] > 0 {
+			s.Owed[side]--
+		}
+		if kind == Warmup {
+			e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(s.started(side, Warmup)+1))
+		} else {
+			e.Dir = filepath.Join(side, "run-"+strconv.Itoa(s.started(side, Measured)+1))
+		}
+		now := c.Now().UTC()
+		e.Started = &now
+		s.Entries = append(s.Entries, e)
+		if err := s.save(c.Dir); err != nil {
+			return err
+		}
+		before := readProbe()
+		runErr := c.Run(ctx, side, filepath.Join(c.Dir, e.Dir), fmt.Sprintf("%s-%03d", side, e.Seq), filepath.Join(c.Dir, "work"))
+		ent := &s.Entries[len(s.Entries)-1]
+		end := c.Now().UTC()
+		ent.Ended, ent.Machine = &end, machine(before, readProbe())
+		if runErr == nil {
+			runErr = exitedZero(filepath.Join(c.Dir, ent.Dir))
+		}
+		if runErr != nil {
+			ent.Status, ent.Reason = Failed, runErr.Error()
+			if kind == Measured {
+				s.owe(side)
+			}
+			if err := s.exclude(c.Dir, ent, "excluded"); err != nil {
+				return err
+			}
+			if c.OnRun != nil {
+				c.OnRun(s, *ent)
+			}
+			if err := s.save(c.Dir); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if lastFailed == side+kind {
+				s.Outcome = &Outcome{Reason: "failed", Detail: runErr.Error()}
+				return fmt.Errorf("%w (%s run %s): %v", ErrRunFailedTwice, side, ent.Dir, runErr)
+			}
+			lastFailed = side + kind
+			continue
+		}
+		lastFailed = ""
+		ent.Status = Done
+		if kind == Measured {
+			if err := s.checkHealth(c); err != nil {
+				return err
+			}
+		}
+		if c.OnRun != nil {
+			c.OnRun(s, *ent)
+		}
+		if err := s.save(c.Dir); err != nil {
+			return err
+		}
+		if n := s.measured("A"); kind == Measured && n == s.measured("B") && n >= c.Plan.MinRuns {
+			l, err := s.look(c, plan)
+			if err != nil {
+				return err
+			}
+			look = l
+		}
+	}
+	s.finish(look)
+	return nil
+}
+
+// exitedZero reads a finished run's manifest: only a verified, complete run counts.
+func exitedZero(dir string) error {
+	m, err := runfmt.ReadManifest(filepath.Join(dir, runfmt.ManifestFile))
+	if err != nil {
+		return err
+	}
+	if m.ExitCode != 0 {
+		return fmt.Errorf("run %s: exit code %d (verification %s, outcome %s %s)", m.RunID, m.ExitCode, m.Verification.Status, m.Outcome.Status, m.Outcome.Detail)
+	}
+	return nil
+}
+
+// groups loads the analysed runs of both sides.
+func groups(dir string) (*analyze.Group, *analyze.Group, error) {
+	a, err := analyze.LoadGroup("A", filepath.Join(dir, "A"), analyze.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := analyze.LoadGroup("B", filepath.Join(dir, "B"), analyze.LoadOptions{})
+	return a, b, err
+}
+
+// look analyses the gates with the plan's interval and records it.
+func (s *State) look(c Config, plan analyze.SequentialPlan) (*analyze.Look, error) {
+	a, b, err := groups(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	o := c.Compare
+	o.Gates = c.Plan.Gates
+	o.ThresholdPct = c.Plan.ThresholdPct
+	l, err := analyze.LookAt(a, b, plan, o)
+	rec := LookRecord{At: c.Now().UTC(), Runs: min(len(a.Runs), len(b.Runs)), Look: l}
+	if err != nil {
+		rec.Error = err.Error()
+		s.Looks = append(s.Looks, rec)
+		s.Outcome = &Outcome{Reason: "refused", Detail: err.Error()}
+		return nil, err
+	}
+	if n := len(s.Looks); n > 0 && s.Looks[n-1].Runs == rec.Runs {
+		s.Looks[n-1] = rec // a continued series looks again at the same runs
+	} else {
+		s.Looks = append(s.Looks, rec)
+	}
+	if c.OnLook != nil {
+		c.OnLook(s, rec)
+	}
+	return l, s.save(c.Dir)
+}
+
+// checkHealth gives every measured run its headline figures and flags the runs that
+// stand out from their side; with RerunOutliers a newly flagged run is replaced.
+func (s *State) checkHealth(c Config) error {
+	for _, side := range []string{"A", "B"} {
+		if s.measured(side) == 0 {
+			continue
+		}
+		g, err := analyze.LoadGroup(side, filepath.Join(c.Dir, side), analyze.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		hs, err := analyze.Health(g, c.Compare.Quantiles)
+		if err != nil {
+			return err
+		}
+		for _, h := range hs {
+			rel, _ := filepath.Rel(c.Dir, h.Dir)
+			for i := range s.Entries {
+				e := &s.Entries[i]
+				if e.Dir != rel || e.Status != Done {
+					continue
+				}
+				h := h
+				e.Health = &h
+				if h.Outlier != "" && c.Plan.RerunOutliers && !e.Rerun {
+					e.Status, e.Reason = Replaced, "outlier: "+h.Outlier
+					s.owe(e.Side)
+					if err := s.exclude(c.Dir, e, "replaced"); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// finish records how the series ended.
+func (s *State) finish(l *analyze.Look) {
+	n := s.measured("A")
+	o := &Outcome{Reason: "max-runs", Runs: n, Saved: s.Plan.MaxRuns - n, Verdicts: map[string]string{}}
+	if l != nil {
+		o.Gates = l.Gates
+		resolved := true
+		for _, g := range l.Gates {
+			o.Verdicts[g.Gate] = string(g.Verdict)
+			resolved = resolved && g.Resolved()
+		}
+		if resolved {
+			o.Reason = "resolved"
+		}
+	}
+	s.Outcome = o
+}

@@ -1,0 +1,195 @@
+// Package series runs an interleaved A/B series of loads and stops as soon as its
+// answer is known. Runs come in ABBA order (A B, then B A, ...), optionally after
+// warm-up runs kept out of the analysis; after every pair the gated metrics are
+// analysed with the sequential interval of analyze.SequentialPlan, and the series ends
+// when every gate is resolved (faster, slower or equivalent) or at the maximum. Every
+// run is an ordinary run directory (DIR/A/run-N, DIR/B/run-N), so report, compare,
+// table and plot work on a series unchanged; DIR/series.json holds the plan, the order,
+// every run's health and the machine around it, and every look, and is rewritten
+// (atomically) after each change, so that running the same command again continues a
+// series that stopped. A run that did not finish, or failed, is moved to DIR/excluded
+// with its reason and run again.
+package series
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// Schema is series.json's schema.
+const Schema = "warmstat.series/v1"
+
+// File is the series' state file in its directory.
+const File = "series.json"
+
+// Plan is what a series was asked to do. Running the same command again must give
+// the same plan: a series cannot change course halfway.
+type Plan struct {
+	A             Build    `json:"a"`
+	B             Build    `json:"b"`
+	Pristine      string   `json:"pristine"`
+	Catalog       string   `json:"catalog"`
+	ServerHeap    int64    `json:"server_heap_bytes"`
+	ReaderHeap    int64    `json:"reader_heap_bytes"`
+	Conditions    string   `json:"conditions"` // the run conditions, rendered (compress, batch, prefetch, cap, profiler ...)
+	MinRuns       int      `json:"min_runs"`
+	MaxRuns       int      `json:"max_runs"`
+	Warmup        int      `json:"warmup"`
+	ThresholdPct  float64  `json:"threshold_pct"`
+	AlphaPct      float64  `json:"alpha_pct"`
+	Gates         []string `json:"gates"`
+	RerunOutliers bool     `json:"rerun_outliers"`
+}
+
+// Build is one side's server as named and as identified when the series started.
+type Build struct {
+	Spec     string `json:"spec"`     // as given (--a / --b)
+	Label    string `json:"label"`    // the build label of its runs
+	Identity string `json:"identity"` // version@commit and classpath digest: a changed build is refused
+}
+
+// Run statuses.
+const (
+	Planned  = "planned"
+	Running  = "running"
+	Done     = "done"
+	Failed   = "failed"   // moved to excluded/, run again
+	Replaced = "replaced" // an outlier re-run on request, moved to replaced/
+)
+
+// Kinds of run.
+const (
+	Measured = "measured"
+	Warmup   = "warmup"
+)
+
+// Entry is one run of the series, in the order run.
+type Entry struct {
+	Seq      int                `json:"seq"`
+	Side     string             `json:"side"` // "A" or "B"
+	Kind     string             `json:"kind"`
+	Dir      string             `json:"dir"` // relative to the series directory
+	Status   string             `json:"status"`
+	Reason   string             `json:"reason,omitempty"`
+	Started  *time.Time         `json:"started,omitempty"`
+	Ended    *time.Time         `json:"ended,omitempty"`
+	Machine  *Machine           `json:"machine,omitempty"`
+	Health   *analyze.RunHealth `json:"health,omitempty"`
+	Rerun    bool               `json:"rerun,omitempty"` // it replaces a run that failed or stood out
+	Excluded string             `json:"moved_to,omitempty"`
+}
+
+// LookRecord is one interim analysis.
+type LookRecord struct {
+	At    time.Time     `json:"at"`
+	Runs  int           `json:"runs_per_side"`
+	Look  *analyze.Look `json:"look"`
+	Error string        `json:"error,omitempty"` // a refusal or failure of the analysis
+}
+
+// Outcome is how the series ended (nil while it runs).
+type Outcome struct {
+	Reason   string             `json:"reason"` // "resolved", "max-runs", "refused", "failed"
+	Verdicts map[string]string  `json:"verdicts"`
+	Runs     int                `json:"runs_per_side"`
+	Saved    int                `json:"runs_saved_per_side"` // against MaxRuns
+	Gates    []analyze.GateLook `json:"gates,omitempty"`
+	Detail   string             `json:"detail,omitempty"`
+}
+
+// State is series.json.
+type State struct {
+	Schema    string       `json:"schema"`
+	Plan      Plan         `json:"plan"`
+	Started   time.Time    `json:"started"`
+	Checksums []Checksum   `json:"pristine_checksums"` // at every start and end of an invocation
+	Entries   []Entry      `json:"runs"`
+	Looks     []LookRecord `json:"looks"`
+	Outcome   *Outcome     `json:"outcome"`
+	// Owed counts, per side, runs that failed or were replaced and are still to be run
+	// again: the next measured run of that side is marked as the re-run.
+	Owed map[string]int `json:"owed_reruns,omitempty"`
+}
+
+// Checksum is the pristine snapshot's digest at one moment.
+type Checksum struct {
+	At     time.Time `json:"at"`
+	When   string    `json:"when"` // "start" or "end" of an invocation
+	SHA256 string    `json:"sha256"`
+}
+
+// ErrPlanDiffers is a series directory holding another plan than the one asked for.
+var ErrPlanDiffers = errors.New("the series was started with other arguments")
+
+// load reads dir's state; (nil, nil) when there is none yet.
+func load(dir string) (*State, error) {
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
+	}
+	if s.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, this warmstat reads %q", filepath.Join(dir, File), s.Schema, Schema)
+	}
+	return &s, nil
+}
+
+// save writes the state atomically.
+func (s *State) save(dir string) error {
+	return runfmt.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	})
+}
+
+// differs names the first plan field that differs, "" when none does.
+func (p Plan) differs(q Plan) string {
+	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
+	for i := range a.NumField() {
+		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			return fmt.Sprintf("%s: %v then, %v now", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+		}
+	}
+	return ""
+}
+
+// measured counts the finished measured runs of a side.
+func (s *State) measured(side string) int {
+	n := 0
+	for _, e := range s.Entries {
+		if e.Kind == Measured && e.Side == side && e.Status == Done {
+			n++
+		}
+	}
+	return n
+}
+
+// started counts the runs of a side and kind ever begun (for fresh directory names).
+func (s *State) started(side, kind string) int {
+	n := 0
+	for _, e := range s.Entries {
+		if e.Kind == kind && e.Side == side {
+			n++
+		}
+	}
+	return n
+}
