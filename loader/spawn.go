@@ -179,7 +179,7 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 	o := sc.Watch
 	o.Role = role
 	if o.Advice == "" {
-		o.Advice = "give it a larger --" + map[string]string{"reader": "reader-heap", "writer": "server-heap"}[role]
+		o.Advice = "give it a larger heap"
 	}
 	if o.Warn == nil {
 		o.Warn = func(msg string) { c.warnf("\nwarning: %s\n", msg) }

@@ -143,7 +143,7 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, fmt.Sprintf("the reader server (heap %dm)", readerTestHeap>>20)) ||
-		!(strings.Contains(msg, "ran out of memory") || strings.Contains(msg, "is GC-bound")) || !strings.Contains(msg, "--reader-heap") {
+		!(strings.Contains(msg, "ran out of memory") || strings.Contains(msg, "is GC-bound")) || !strings.Contains(msg, "give it a larger heap") {
 		t.Fatalf("error does not lead with the reader's fault: %v", err)
 	}
 	if strings.Contains(msg, "OutOfMemoryError") {

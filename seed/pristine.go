@@ -49,7 +49,7 @@ func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog strin
 	sctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go func() {
-		if f := srv.Watch(sctx, evitaserver.WatchOptions{Role: "seeding", Advice: "give it a larger --heap"}); f != nil {
+		if f := srv.Watch(sctx, evitaserver.WatchOptions{Role: "seeding", Advice: "give it a larger heap"}); f != nil {
 			stop(f)
 			srv.AwaitHeapDump(2 * time.Minute)
 			srv.Kill()

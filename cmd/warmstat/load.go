@@ -164,7 +164,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	if code := res.Manifest.ExitCode; code != 0 {
 		msg := fmt.Sprintf("run %s: verification %s, outcome %s", res.Manifest.RunID, res.Manifest.Verification.Status, res.Manifest.Outcome.Status)
 		if loadErr != nil {
-			msg += ": " + loadErr.Error()
+			msg += ": " + faultHint(loadErr).Error()
 		}
 		return withCode(code, errors.New(msg))
 	}

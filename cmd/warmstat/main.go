@@ -117,6 +117,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Commands: []*cli.Command{
 			seedCommand(),
 			loadCommand(),
+			abCommand(),
 			importCommand(),
 			reportCommand(),
 			compareCommand(),

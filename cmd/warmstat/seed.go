@@ -57,7 +57,7 @@ func seedCommand() *cli.Command {
 				}
 				st, err := seed.Pristine(ctx, src, dir, cmd.String("catalog"), heap, p, cmd.Float("scale"), uint64(cmd.Int("seed")), evita.Probe)
 				if err != nil {
-					return err
+					return faultHint(err)
 				}
 				fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s/%s: %d entities (seeded in %s)\n", dir, cmd.String("catalog"), st.Entities, st.Took.Round(1e6))
 				return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,4 +51,19 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 		close(done)
 		cancel()
 	}
+}
+
+// faultHint adds the flag to change to a failed server's fault (the packages name no
+// flags): the writer's heap is --server-heap, the reader's --reader-heap, a seeding
+// server's --heap.
+func faultHint(err error) error {
+	var f *evitaserver.Fault
+	if err == nil || !errors.As(err, &f) || f.Advice == "" {
+		return err
+	}
+	flag := map[string]string{"writer": "--server-heap", "reader": "--reader-heap", "seeding": "--heap"}[f.Role]
+	if flag == "" {
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, flag)
 }

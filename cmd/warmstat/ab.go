@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/series"
+)
+
+func abCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ab",
+		Usage: "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
+		Description: "Loads --pristine DIR --catalog NAME with build --a and build --b in ABBA order (after --warmup runs per\n" +
+			"side, kept out of the analysis) into --out SERIES/A/run-N and SERIES/B/run-N: ordinary run directories, so\n" +
+			"report, compare, table and plot work on a series. A build is a release version, \"classpath:CP\",\n" +
+			"\"jar:FILE\" (a runnable server jar) or \"checkout:DIR\" (an evitaDB checkout); a directory, a .jar file or\n" +
+			"a value with ':' or '/' is taken for what it is. Heaps and conditions are the same on both sides.\n\n" +
+			"After every pair of runs from --min-runs on, the gated metrics (--gate, default the dominant\n" +
+			"collection's mean and */ingest) are analysed with a sequential interval: the false-verdict budget\n" +
+			"(--alpha, 5 %) is spent across the looks up to --max-runs, so that looking repeatedly does not make a\n" +
+			"verdict. The series stops when every gate is faster, slower or equivalent (inside ±--threshold), or at\n" +
+			"--max-runs. Each run's headline figures are listed, a run that stands out from its side is flagged with\n" +
+			"the reason and the machine's state around it (--rerun-outliers replaces it, recorded).\n\n" +
+			"SERIES/series.json holds the plan, the order, every run and look. Running the same command again\n" +
+			"continues a series that stopped; a run that did not finish or failed is moved to SERIES/excluded with\n" +
+			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
+			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
+		Flags: append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
+			&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
+			&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog", Required: true},
+			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
+			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
+			&cli.StringFlag{Name: "label-a", Usage: "build label of A's runs (default: its version)"},
+			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
+			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
+			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look"},
+			&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
+			&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
+			&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
+			&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
+			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
+			&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
+			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
+			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
+			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
+		),
+		Action: runAB,
+	}
+}
+
+// abSide is one build of a series.
+type abSide struct {
+	src   evitaserver.Source
+	label string
+}
+
+func runAB(ctx context.Context, cmd *cli.Command) error {
+	cond, err := parseConditions(cmd)
+	if err != nil {
+		return usageError(cmd, "%v", err)
+	}
+	if cond.serverHeap == nil || cond.readerHeap == nil {
+		return usageError(cmd, "ab needs --server-heap and --reader-heap (pinned and equal on both sides)")
+	}
+	sides := map[string]*abSide{}
+	for _, s := range []string{"a", "b"} {
+		src, err := evitaserver.ParseSource(cmd.String(s))
+		if err != nil {
+			return fmt.Errorf("--%s: %w", s, err)
+		}
+		id, err := src.Identify()
+		if err != nil {
+			return fmt.Errorf("--%s: %w", s, err)
+		}
+		label := cmd.String("label-" + s)
+		if label == "" {
+			label = orDefault(id.Version, strings.ToUpper(s))
+		}
+		sides[strings.ToUpper(s)] = &abSide{src: src, label: label}
+	}
+	if sides["A"].label == sides["B"].label {
+		sides["A"].label, sides["B"].label = "A-"+sides["A"].label, "B-"+sides["B"].label
+	}
+	compress := true
+	if cond.compress != nil {
+		compress = *cond.compress
+	}
+	pristine, err := filepath.Abs(cmd.String("pristine"))
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(cmd.String("out"))
+	if err != nil {
+		return err
+	}
+	plan := series.Plan{Pristine: pristine, Catalog: cmd.String("catalog"), ServerHeap: *cond.serverHeap, ReaderHeap: *cond.readerHeap,
+		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t", compress, cmd.Int("batch-size"), cmd.Int("max-per-collection"), cmd.Bool("prefetch")),
+		MinRuns:    cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
+		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers")}
+	for _, s := range []string{"A", "B"} {
+		id, _ := sides[s].src.Identify()
+		b := series.Build{Spec: cmd.String(strings.ToLower(s)), Label: sides[s].label,
+			Identity: fmt.Sprintf("%s@%s classpath-sha256 %.16s", orDefault(id.Version, "unknown"), orDefault(id.BuildCommit, "unknown"), id.ClasspathSHA256)}
+		if s == "A" {
+			plan.A = b
+		} else {
+			plan.B = b
+		}
+	}
+	if plan.Warmup < 0 {
+		return usageError(cmd, "--warmup must be 0 or more")
+	}
+	mach, err := evitaserver.ReadMachine()
+	if err != nil {
+		return err
+	}
+	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
+	ctx, stop := interruptible(ctx, errw)
+	defer stop()
+	began := time.Now()
+	c := series.Config{Dir: dir, Plan: plan,
+		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
+		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
+		Run: func(ctx context.Context, side, runDir, id, work string) error {
+			s := sides[side]
+			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: mach.Record()}
+			cond.apply(&m)
+			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
+				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe}
+			fmt.Fprintf(errw, "%s %s (%s) ...\n", time.Now().Format("15:04:05"), runDir[len(dir)+1:], s.label)
+			_, err := loader.Spawn(ctx, sc, loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"),
+				MaxPerCollection: cmd.Int("max-per-collection"), Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw})
+			return faultHint(err)
+		},
+		OnRun: func(s *series.State, e series.Entry) {
+			printRun(out, s, e, began)
+		},
+		OnLook: func(s *series.State, l series.LookRecord) {
+			printLook(out, s, l)
+		},
+	}
+	st, err := series.Execute(ctx, c)
+	if errors.Is(err, series.ErrPlanDiffers) {
+		return usageError(cmd, "%v", err)
+	}
+	var ref *analyze.Refusal
+	if errors.As(err, &ref) {
+		return refusal(ref)
+	}
+	if err != nil {
+		return err
+	}
+	return finishSeries(ctx, cmd, st, dir)
+}
+
+func orDefault(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// printRun is the per-run line: the run's headline figures, the machine around it,
+// an outlier's reason, and the series' ETA.
+func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
+	line := fmt.Sprintf("%3d  %-5s %-13s", e.Seq, e.Side, e.Dir)
+	switch {
+	case e.Status == series.Failed:
+		line += "  FAILED: " + e.Reason + " (excluded, run again)"
+	case e.Health != nil:
+		h := e.Health
+		line += fmt.Sprintf("  %s mean %s µs  load %s s  goLive %s s  TOTAL %s s", h.Collection, opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1))
+	case e.Kind == series.Warmup:
+		line += "  warm-up (not analysed)"
+	}
+	if m := e.Machine; m != nil {
+		line += fmt.Sprintf("  [load avg %.1f→%.1f, others %.0f %% CPU]", m.LoadAvgBefore, m.LoadAvgAfter, m.OtherCPUPct)
+	}
+	fmt.Fprintln(w, line)
+	if e.Health != nil && e.Health.Outlier != "" {
+		fmt.Fprintf(w, "     OUTLIER: %s\n", e.Health.Outlier)
+	}
+	if e.Status == series.Replaced {
+		fmt.Fprintf(w, "     replaced (--rerun-outliers): %s\n", e.Reason)
+	}
+	done := len(s.Entries)
+	per := time.Since(began) / time.Duration(max(1, done))
+	left := 2*(s.Plan.MaxRuns+s.Plan.Warmup) - done
+	if n := len(s.Looks); n > 0 && s.Looks[n-1].Look != nil {
+		most := 0
+		for _, g := range s.Looks[n-1].Look.Gates {
+			if g.MoreRuns != nil {
+				most = max(most, *g.MoreRuns)
+			}
+		}
+		if most > 0 {
+			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%d more runs per side), at most %s\n",
+				(per * time.Duration(2*most)).Round(time.Second), most, (per * time.Duration(max(0, left))).Round(time.Second))
+			return
+		}
+	}
+	fmt.Fprintf(w, "     ETA: at most %s (%d runs left of the plan's maximum)\n", (per * time.Duration(max(0, left))).Round(time.Second), max(0, left))
+}
+
+// printLook is a look's estimate, interval and verdict per gate, and what resolving
+// the rest would take.
+func printLook(w io.Writer, s *series.State, l series.LookRecord) {
+	if l.Look == nil {
+		return
+	}
+	fmt.Fprintf(w, "look after %d runs per side (%.2f %% intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level)
+	for _, g := range l.Look.Gates {
+		line := fmt.Sprintf("  %-20s %-11s", g.Gate, g.Verdict)
+		if g.DeltaPct != nil {
+			line += fmt.Sprintf(" %+.1f %%", *g.DeltaPct)
+		}
+		if g.LowPct != nil {
+			line += fmt.Sprintf(" [%+.1f %%, %+.1f %%]", *g.LowPct, *g.HighPct)
+		}
+		switch {
+		case g.Resolved():
+		case g.MoreRuns != nil:
+			line += fmt.Sprintf("  about %d more run(s) per side would resolve it", *g.MoreRuns)
+		case g.Reason != "":
+			line += "  (" + g.Reason + ")"
+		default:
+			line += fmt.Sprintf("  not resolvable within %d runs per side at this noise", s.Plan.MaxRuns)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func opt(v *float64, prec int) string {
+	if v == nil {
+		return "—"
+	}
+	return report.Fixed(*v, prec)
+}
+
+// finishSeries prints the outcome, then the full compare, the table and the plot of
+// the series, and maps the outcome to the exit code.
+func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string) error {
+	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
+	o := st.Outcome
+	fmt.Fprintf(out, "\nseries %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
+	var slower []string
+	for _, g := range o.Gates {
+		fmt.Fprintf(out, "; %s %s", g.Gate, g.Verdict)
+		if g.Verdict == analyze.Slower {
+			slower = append(slower, g.Gate)
+		}
+	}
+	fmt.Fprintln(out)
+	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
+	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts above use the sequential interval)\n", a, b)
+	run(ctx, []string{"warmstat", "compare", a, b}, out, errw)
+	fmt.Fprintf(out, "\n== warmstat table --group %s %s\n", a, b)
+	run(ctx, []string{"warmstat", "table", "--group", a, b}, out, errw)
+	svg := filepath.Join(dir, "compare.svg")
+	if code := run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, out, errw); code == 0 {
+		fmt.Fprintf(out, "\nplot: %s\n", svg)
+	}
+	if cmd.Bool("fail-on-regression") && len(slower) > 0 {
+		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
+	}
+	return nil
+}
