@@ -265,6 +265,7 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		}
 	}
 	fmt.Fprintln(out)
+	printHealth(out, st)
 	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
 	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts above use the sequential interval)\n", a, b)
 	run(ctx, []string{"warmstat", "compare", a, b}, out, errw)
@@ -278,4 +279,32 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
 	}
 	return nil
+}
+
+// printHealth is every run of the series with its headline figures, its state and the
+// machine around it; below, why a run stands out or failed.
+func printHealth(w io.Writer, st *series.State) {
+	fmt.Fprintln(w, "\nruns of the series (the dominant collection's mean upsert, load wall-clock, goLive, TOTAL; machine after the run):")
+	var rows [][]string
+	var notes []string
+	for _, e := range st.Entries {
+		r := []string{fmt.Sprint(e.Seq), e.Side, e.Dir, e.Kind, e.Status, "—", "—", "—", "—", "—", "—"}
+		if h := e.Health; h != nil {
+			r[5], r[6], r[7], r[8] = opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1)
+			if h.Outlier != "" {
+				notes = append(notes, fmt.Sprintf("  run %d: OUTLIER: %s", e.Seq, h.Outlier))
+			}
+		}
+		if m := e.Machine; m != nil {
+			r[9], r[10] = fmt.Sprintf("%.1f", m.LoadAvgAfter), fmt.Sprintf("%.0f %%", m.OtherCPUPct)
+		}
+		if e.Reason != "" {
+			notes = append(notes, fmt.Sprintf("  run %d (%s): %s", e.Seq, e.Status, e.Reason))
+		}
+		rows = append(rows, r)
+	}
+	report.Table(w, report.Text, 5, []string{"#", "side", "run", "kind", "status", "mean µs", "load s", "goLive s", "TOTAL s", "load avg", "others' CPU"}, rows)
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 }

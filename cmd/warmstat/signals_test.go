@@ -194,3 +194,54 @@ func TestSignals(t *testing.T) {
 		}
 	}
 }
+
+// A real series: evitaDB 2026.2.2 against 2026.2.3 on a tiny seeded catalog, at most 3
+// runs per side. The first invocation is killed (SIGKILL: no cleanup of its own) once
+// the first ABBA block is looked at and the next run has started; the same command
+// then takes the series up: the killed run is excluded with its reason and run again,
+// and the series completes with per-run health lines and the final comparison.
+func TestABSeries(t *testing.T) {
+	older, newer := evitatest.TwoReleases(t)
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if out, stderr, code := runCLI(t, "seed", "--pristine", pristine, "--catalog", "shop", "--scale", "0.001", "--evita-version", older.Ref, "--heap", "1g"); code != 0 {
+		t.Fatalf("seed: %d %s %s", code, out, stderr)
+	}
+	dir := filepath.Join(tmp, "series")
+	args := []string{"ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref, "--out", dir,
+		"--max-runs", "3", "--server-heap", "1g", "--reader-heap", "1g"}
+	p := startWarmstat(t, args...)
+	waitFor(t, 8*time.Minute, "the first block's look and the next run", func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, "series.json"))
+		return err == nil && strings.Count(string(b), `"status": "done"`) == 4 && strings.Contains(string(b), `"runs_per_side": 2`) &&
+			strings.Contains(string(b), `"status": "running"`)
+	})
+	time.Sleep(2 * time.Second)
+	p.cmd.Process.Kill()
+	p.exited(10 * time.Second)
+	waitFor(t, 10*time.Second, "the killed series' JVMs to die", func() bool { return len(pidsWith(filepath.Join(dir, "work"))) == 0 })
+
+	out, stderr, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("resumed series: exit %d\n%s\n%s", code, out, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "series.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := string(raw)
+	if !strings.Contains(st, "did not finish: the series was stopped") || !strings.Contains(st, `"rerun": true`) ||
+		!strings.Contains(st, `"reason": "resolved"`) && !strings.Contains(st, `"reason": "max-runs"`) {
+		t.Fatalf("series.json:\n%s", st)
+	}
+	for _, want := range []string{"Product mean", "load avg", "series ", "runs of the series", "(failed): did not finish", "== warmstat compare", "== warmstat table --group", "compare.svg"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// the series' runs are ordinary run directories: compare works on them directly
+	if _, _, code := runCLI(t, "compare", filepath.Join(dir, "A"), filepath.Join(dir, "B")); code != 0 {
+		t.Fatalf("compare on the series: exit %d", code)
+	}
+	t.Logf("resumed series output:\n%s", out)
+}
