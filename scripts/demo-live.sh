@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The live demo: two evitaDB builds, a small synthetic catalog, three loads per build
-# interleaved (A B B A A B), then `warmstat compare` and a reference table.
+# The live demo: two evitaDB builds, a small synthetic catalog, and `warmstat ab`: an
+# interleaved ABBA series (at most DEMO_RUNS=3 runs per side) that stops once its answer
+# is known, with per-run health, the looks, the comparison, a table and a plot.
 #
 # Each side's server (A, then B), first one set wins:
 #   EVITA_HOME_A / EVITA_HOME_B   an evitaDB checkout with its server jar built
@@ -15,45 +16,37 @@ bin=./bin/warmstat
 demo="${DEMO_DIR:-${TMPDIR:-/tmp}/warmstat-demo-live}"
 heap="${DEMO_HEAP:-1g}"
 
-# server_args SIDE: the warmstat flags naming that side's server
-server_args() {
+# spec SIDE: that side's server as `warmstat ab` names it
+spec() {
   local side=$1 v home jar cp
   eval "home=\${EVITA_HOME_$side:-} jar=\${SERVER_JAR_$side:-} cp=\${CLASSPATH_$side:-} v=\${EVITA_$side:-}"
-  if [ -n "$home" ]; then echo "--evita-home $home"
-  elif [ -n "$jar" ]; then echo "--server-jar $jar"
-  elif [ -n "$cp" ]; then echo "--classpath $cp"
+  if [ -n "$home" ]; then echo "checkout:$home"
+  elif [ -n "$jar" ]; then echo "jar:$jar"
+  elif [ -n "$cp" ]; then echo "classpath:$cp"
   else
     [ -n "$v" ] || { [ "$side" = A ] && v=2026.2.2 || v=2026.2.3; }
     EVITA_VERSION="$v" ./scripts/fetch-evita.sh >/dev/null 2>&1 || return 3
-    echo "--evita-version $v"
+    echo "$v"
   fi
 }
-label() { # SIDE: a short label for the build
-  local a; a=$(server_args "$1"); a=${a#--* }; basename "$a" | cut -c1-40
-}
-args_a=$(server_args A) || exit 3
-args_b=$(server_args B) || exit 3
-A=$(label A); B=$(label B)
-[ "$A" != "$B" ] || { A="A-$A"; B="B-$B"; }
+a=$(spec A) || exit 3
+b=$(spec B) || exit 3
 
 # the demo directory is claimed by the loader's ownership rule: absent, empty, or
 # carrying .warmstat-owned; anything else is refused, never wiped
 ./scripts/owned-dir.sh "$demo"
 
-echo "== seeding a small production-shaped catalog (scale ${DEMO_SCALE:-0.002}) with $B"
-# shellcheck disable=SC2086
-$bin seed --pristine "$demo/pristine" --catalog shop --scale "${DEMO_SCALE:-0.002}" --seed 1 --heap "$heap" $args_b
-n=0
-for side in A B B A A B; do
-  if [ "$side" = A ]; then name="$A"; args="$args_a"; else name="$B"; args="$args_b"; fi
-  n=$((n + 1))
-  echo "== load $n: $name"
-  # shellcheck disable=SC2086
-  $bin load --pristine "$demo/pristine" --catalog shop $args --server-heap "$heap" --reader-heap "$heap" \
-    --out "$demo/runs/$name/run-$n" --work "$demo/work" --build "$name" --run-id "$name-$n" >"$demo/load-$n.txt"
-  tail -1 "$demo/load-$n.txt"
-done
-echo
-$bin compare "$demo/runs/$A" "$demo/runs/$B" || true
-echo
-$bin table --group "$demo/runs/$A" "$demo/runs/$B"
+echo "== seeding a small production-shaped catalog (scale ${DEMO_SCALE:-0.002}) with $b"
+seed_flag() { # a series' server spec as seed's flag
+  case "$1" in
+    checkout:*) echo "--evita-home ${1#checkout:}" ;;
+    jar:*) echo "--server-jar ${1#jar:}" ;;
+    classpath:*) echo "--classpath ${1#classpath:}" ;;
+    *) echo "--evita-version $1" ;;
+  esac
+}
+# shellcheck disable=SC2046
+$bin seed --pristine "$demo/pristine" --catalog shop --scale "${DEMO_SCALE:-0.002}" --seed 1 --heap "$heap" $(seed_flag "$b")
+echo "== warmstat ab: A=$a B=$b, interleaved ABBA, at most ${DEMO_RUNS:-3} runs per side, stops once the answer is known"
+$bin ab --pristine "$demo/pristine" --catalog shop --a "$a" --b "$b" --out "$demo/series" \
+  --max-runs "${DEMO_RUNS:-3}" --server-heap "$heap" --reader-heap "$heap"
