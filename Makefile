@@ -32,7 +32,7 @@ test: vet fmt-check
 bench:
 	$(GO) test ./analyze -run '^$$' -bench 'Summarize|Read' -benchmem -cpu 1
 	$(GO) test ./analyze -run '^$$' -bench 'Compare5x' -benchmem -benchtime 3x
-	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x
+	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x -v
 
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
 fuzz:
