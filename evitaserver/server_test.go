@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -52,22 +51,9 @@ func TestNeverReady(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not ready within 8s") || !strings.Contains(err.Error(), "last log lines") {
 		t.Fatalf("%v", err)
 	}
-	if jvmsUsing(data) > 0 {
+	if len(evitatest.Processes(data)) > 0 {
 		t.Fatal("orphan JVM after a failed start")
 	}
-}
-
-// jvmsUsing counts live processes whose command line mentions dir.
-func jvmsUsing(dir string) int {
-	n := 0
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && strings.Contains(string(b), dir) {
-			n++
-		}
-	}
-	return n
 }
 
 // A server that dies during startup is reported with its log, not waited for.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,7 +88,7 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 		if frozen != 0 || n != 10 {
 			return
 		}
-		pids := jvmPids(filepath.Join(work, "writer", "storage"))
+		pids := evitatest.Processes(filepath.Join(work, "writer", "storage"))
 		if len(pids) != 1 {
 			t.Errorf("writer JVM: %v", pids)
 			return
@@ -107,18 +106,6 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 	if took := time.Since(begin); took < 65*time.Second {
 		t.Fatalf("the load took %s: the writer was not frozen", took)
 	}
-}
-
-func jvmPids(s string) []int {
-	var pids []int
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // A reader heap too small for the snapshot: the reader fails while it activates the
@@ -153,7 +140,7 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 			t.Errorf("an out-of-memory reader's heap dump is not named or not kept (%q): %v", dump, err)
 		}
 	}
-	if len(jvmPids(work)) > 0 {
+	if len(evitatest.Processes(work)) > 0 {
 		t.Fatal("a JVM outlived the failed run")
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,20 +75,6 @@ func (p *process) exited(d time.Duration) int {
 	}
 }
 
-// pidsWith lists live processes whose command line contains s.
-func pidsWith(s string) []int {
-	var pids []int
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && strings.Contains(string(b), s) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // waitFor polls cond for up to d.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
@@ -128,7 +113,7 @@ func TestSignals(t *testing.T) {
 	}
 	noJVM := func(work string) {
 		t.Helper()
-		if pids := pidsWith(work); len(pids) > 0 {
+		if pids := evitatest.Processes(work); len(pids) > 0 {
 			t.Fatalf("JVMs outlived warmstat: %v", pids)
 		}
 	}
@@ -147,7 +132,7 @@ func TestSignals(t *testing.T) {
 
 	// an upsert stuck on a frozen writer: the first Ctrl-C cannot end it, the second does
 	p, work = load("b")
-	writers := pidsWith(filepath.Join(work, "writer", "storage"))
+	writers := evitatest.Processes(filepath.Join(work, "writer", "storage"))
 	if len(writers) != 1 {
 		t.Fatalf("writer JVM: %v", writers)
 	}
@@ -181,7 +166,7 @@ func TestSignals(t *testing.T) {
 	// seed --pristine: Ctrl-C stops it, the server goes, and so does the directory it created
 	dir := filepath.Join(tmp, "seeded")
 	p = startWarmstat(t, "seed", "--pristine", dir, "--catalog", "shop", "--scale", "0.02", "--evita-version", src.Ref, "--heap", "1g")
-	waitFor(t, 2*time.Minute, "the seeding server", func() bool { return len(pidsWith(dir+".seeding")) > 0 })
+	waitFor(t, 2*time.Minute, "the seeding server", func() bool { return len(evitatest.Processes(dir+".seeding")) > 0 })
 	time.Sleep(3 * time.Second)
 	p.cmd.Process.Signal(os.Interrupt)
 	if code := p.exited(2 * time.Minute); code != 1 {
@@ -219,7 +204,7 @@ func TestABSeries(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	p.cmd.Process.Kill()
 	p.exited(10 * time.Second)
-	waitFor(t, 10*time.Second, "the killed series' JVMs to die", func() bool { return len(pidsWith(filepath.Join(dir, "work"))) == 0 })
+	waitFor(t, 10*time.Second, "the killed series' JVMs to die", func() bool { return len(evitatest.Processes(filepath.Join(dir, "work"))) == 0 })
 
 	out, stderr, code := runCLI(t, args...)
 	if code != 0 {

@@ -200,3 +200,18 @@ func Repository(t testing.TB) string {
 	begin(t, "repository "+r)
 	return r
 }
+
+// Processes lists the live processes whose command line contains s (a test's
+// directory names the JVMs it started): a JVM outliving its run is a defect.
+func Processes(s string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
