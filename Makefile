@@ -70,9 +70,9 @@ demo-bundled: build
 # The evitaDB server and its dependencies, per version, into a cache outside the repo:
 # make evita EVITA_VERSION=2026.2.3 [EVITA_REPO="dir-or-url ..."] (scripts/fetch-evita.sh).
 # EVITA_REPO names extra Maven repositories holding io.evitadb (the public registry
-# reachable here serves none); by default a sibling ../shared/evitadb/m2, if present.
+# reachable here serves none); by default the workplace's ../shared/evitadb/m2, if present.
 EVITA_VERSION ?= 2026.2.3
-EVITA_REPO    ?= $(wildcard ../shared/evitadb/m2)
+EVITA_REPO    ?= $(firstword $(wildcard ../shared/evitadb/m2 /work/shared/evitadb/m2))
 EVITA_REPO_ABS = $(foreach r,$(EVITA_REPO),$(if $(findstring ://,$(r)),$(r),$(abspath $(r))))
 evita:
 	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh
