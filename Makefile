@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita proto clean
+.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita profiler proto clean
 
 all: build
 
@@ -76,6 +76,13 @@ EVITA_REPO    ?= $(firstword $(wildcard ../shared/evitadb/m2 /work/shared/evitad
 EVITA_REPO_ABS = $(foreach r,$(EVITA_REPO),$(if $(findstring ://,$(r)),$(r),$(abspath $(r))))
 evita:
 	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh
+
+# async-profiler (the agent for this machine and its JFR converter) from Maven Central
+# into the same cache, for load --writer-profile: make profiler [PROFILER_VERSION=4.2]
+# (scripts/fetch-profiler.sh; a no-op when present).
+PROFILER_VERSION ?= 4.2
+profiler:
+	PROFILER_VERSION="$(PROFILER_VERSION)" ./scripts/fetch-profiler.sh
 
 # Regenerate evita/pb from our .proto subset (the generated code is committed, so a
 # build never needs protoc). Needs protoc (apt-get install protobuf-compiler).

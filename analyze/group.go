@@ -249,6 +249,9 @@ var contract = []contractField{
 		}
 		return runfmt.FormatBytes(m.Machine.MemoryBytes)
 	}},
+	// a profiler costs the writer time: profiled runs compare only with runs profiled
+	// the same way (profiler, mode, engine, interval); "none" when unprofiled
+	{"writer-profile", true, func(m *runfmt.Manifest) string { return m.WriterProfile.Describe() }},
 }
 
 // serverBuild is the version and commit the server's own jars name.
@@ -343,6 +346,10 @@ func values(g *Group, f contractField) []string {
 
 // detail says what a difference changes in what is timed, where that is known.
 func detail(field, a, b string) string {
+	if field == "writer-profile" {
+		return "a profiler samples the writer while it works, and its cost is in every figure of a profiled run; " +
+			"compare profiled runs only with runs profiled the same way"
+	}
 	if field == "loader" && a != b && slices.Contains([]string{a, b}, runfmt.LoaderJavaHarness) && slices.Contains([]string{a, b}, runfmt.LoaderWarmstat) {
 		return "the loaders time different things: the Java harness's upsert clock runs around upsertEntity(builder), " +
 			"which builds the entity's mutation inside the timed call (about 15 µs per Voucher, 270 µs per Product), " +

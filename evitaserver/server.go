@@ -35,6 +35,9 @@ type Config struct {
 	Probe func(ctx context.Context, addr string) error
 	// Extra server arguments (key=value), after warmstat's own.
 	Extra []string
+	// JVMOptions are extra JVM options, after warmstat's own (a profiler's agent);
+	// they are recorded with the JVM's options.
+	JVMOptions []string
 	// WaitForMemory is how long Start may wait for other warmstat JVMs on this machine to
 	// release memory before it refuses (0: refuse at once).
 	WaitForMemory time.Duration
@@ -69,7 +72,7 @@ func (c Config) jvmOptions(gcLog string) []string {
 	for _, p := range []string{"jdk.internal.misc", "java.lang", "java.lang.invoke", "java.math", "java.util"} {
 		opts = append(opts, "--add-opens", "java.base/"+p+"=ALL-UNNAMED")
 	}
-	return opts
+	return append(opts, c.JVMOptions...)
 }
 
 // Args is the JVM command line for c (without the java binary).

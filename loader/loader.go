@@ -56,6 +56,11 @@ type Config struct {
 	Now      func() time.Time
 	// AfterUpsert, if set, runs after every completed upsert (fault tests use it).
 	AfterUpsert func(collection string, n int)
+	// Window, if set, is called at the edges of the timed phases, outside their clocks:
+	// (runfmt.PhaseLoad, true) just before the load clock starts and (.., false) just
+	// after it stops, the same around goLive (a profiler's windows). An error opening
+	// the load's window ends the run before anything is measured; any other is a warning.
+	Window func(phase string, begin bool) error
 }
 
 // Result is what the caller needs besides the manifest on disk.
@@ -122,11 +127,16 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	}
 	res = &Result{Dir: c.Out, Manifest: &m}
 	l := &load{c: c, src: src, tgt: tgt, w: w, csv: csvFile, m: &m, plans: sp.collections}
+	if err := c.openWindow(runfmt.PhaseLoad); err != nil {
+		_ = tgt.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	cpu0 := processCPU()
 	loadErr := l.run(ctx, sp.order)
 	if cpu := processCPU() - cpu0; cpu0 >= 0 {
 		m.Loader.CPUNs = &cpu
 	}
+	c.closeWindow(runfmt.PhaseLoad)
 	m.Timings.LoadWallNs = l.wall
 	if !c.Prefetch {
 		o := m.Timings.LoadWallNs - m.Timings.UpsertNs - m.Timings.SourceReadNs
@@ -294,8 +304,35 @@ func (c Config) publish(ctx context.Context, tgt *evita.Session, sp *sourcePlan,
 		}
 	}
 	c.logf("goLive ...\n")
-	m.GoLive = goLiveRecord(tgt.GoLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) }))
+	opened := true
+	if err := c.openWindow(runfmt.PhaseGoLive); err != nil {
+		opened = false
+		c.warnf("warning: %v\n", err)
+	}
+	o := tgt.GoLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) })
+	if opened {
+		c.closeWindow(runfmt.PhaseGoLive)
+	}
+	m.GoLive = goLiveRecord(o)
 	c.logf("\n")
+}
+
+// openWindow and closeWindow call Config.Window; a window that fails to close is a
+// warning (what was measured stands).
+func (c Config) openWindow(phase string) error {
+	if c.Window == nil {
+		return nil
+	}
+	return c.Window(phase, true)
+}
+
+func (c Config) closeWindow(phase string) {
+	if c.Window == nil {
+		return
+	}
+	if err := c.Window(phase, false); err != nil {
+		c.warnf("warning: %v\n", err)
+	}
 }
 
 // goLiveRecord is the manifest's reading of a goLive outcome (evita.GoLiveOutcome's

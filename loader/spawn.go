@@ -31,6 +31,18 @@ type SpawnConfig struct {
 	// Watch tunes the watch over both servers (GC-bound, out of memory, exited, not
 	// answering); zero values take evitaserver's defaults.
 	Watch evitaserver.WatchOptions
+	// Profiler, if set, profiles the writer: the load and goLive each in a window of
+	// their own; its record goes into the manifest (nil = unprofiled).
+	Profiler Profiler
+}
+
+// Profiler profiles the writer JVM (package profile's Recorder).
+type Profiler interface {
+	JVMOptions() []string                       // added to the writer's command line
+	Attach(pid int) error                       // the writer, once it answers
+	Window(phase string, begin bool) error      // Config.Window
+	Record() *runfmt.WriterProfile              // the condition, before any window
+	Finish(runDir string) *runfmt.WriterProfile // after the writer stopped: files and record
 }
 
 // Spawn starts the servers, runs the load, tears both down, records the writer's GC
@@ -105,6 +117,12 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		return nil, withCause(runCtx, err, &fault)
 	}
 	defer sc.discard(writer)
+	if sc.Profiler != nil {
+		if err := sc.Profiler.Attach(writer.Pid()); err != nil {
+			return nil, fmt.Errorf("writer profile: %w", err)
+		}
+		c.Window, c.Manifest.WriterProfile = sc.Profiler.Window, sc.Profiler.Record()
+	}
 	// the writer is watched: a slow call to a live server is not a failure, so its calls
 	// may take long; a dead or GC-bound server ends them through the watch
 	dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
@@ -139,6 +157,12 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if serr := writer.Stop(time.Minute); serr != nil {
 		err = errors.Join(err, serr)
 	}
+	if sc.Profiler != nil { // converted now, with no server left to compete with
+		res.Manifest.WriterProfile = sc.Profiler.Finish(res.Dir)
+		if e := res.Manifest.WriterProfile.Error; e != "" {
+			c.warnf("warning: writer profile: %s\n", e)
+		}
+	}
 	if gc, gerr := writer.GC(); gerr == nil {
 		young, full := gc.Young, gc.Full
 		res.Manifest.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
@@ -171,8 +195,12 @@ func (sc *SpawnConfig) absolute(c *Config) error {
 // with that cause and kills the server, so that no call waits on it.
 func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, role string, heap int64, compress bool,
 	catalogs map[string]string, c Config) (*evitaserver.Server, error) {
+	var jvmOpts []string
+	if role == "writer" && sc.Profiler != nil {
+		jvmOpts = sc.Profiler.JVMOptions()
+	}
 	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
-		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs})
+		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts})
 	if err != nil {
 		return nil, fmt.Errorf("%s server: %w", role, err)
 	}

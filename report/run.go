@@ -299,6 +299,9 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		g := m.WriterGC
 		p("writer GC: %s young, %s full pauses, %s paused (%.2f %% of wall)\n", intPtr(g.YoungPauses), intPtr(g.FullPauses), Seconds(g.PauseNs), g.ShareOfWallPc)
 	}
+	if wp := m.WriterProfile; wp != nil {
+		p("%s\n", ProfiledLine(wp))
+	}
 	p("\n")
 	if md {
 		p("Per-upsert latency in µs (quantiles: %s)\n\n", r.Quantiles)
@@ -362,6 +365,27 @@ func SlowestFirst(cs []analyze.CollectionSummary) []int {
 		}
 	}
 	return idx
+}
+
+// ProfiledLine says that, and how, a run's writer was profiled, what profiling costs
+// and where the flame graphs are.
+func ProfiledLine(wp *runfmt.WriterProfile) string {
+	cost := "load slowdown not measured for this setting"
+	if wp.Cost.LoadWallPct != nil {
+		cost = fmt.Sprintf("measured load slowdown %+.1f %%", *wp.Cost.LoadWallPct)
+	}
+	var graphs []string
+	for _, ph := range wp.Phases {
+		graphs = append(graphs, ph.FlameGraph)
+	}
+	s := fmt.Sprintf("writer PROFILED: %s (%s; profiler control %s outside the clocks)", wp.Describe(), cost, Seconds(wp.Cost.ControlNs))
+	if len(graphs) > 0 {
+		s += "; flame graphs " + strings.Join(graphs, ", ")
+	}
+	if wp.Error != "" {
+		s += "; INCOMPLETE: " + wp.Error
+	}
+	return s
 }
 
 // Conditions is the one-line summary of a run's measurement conditions, rendered

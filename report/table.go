@@ -176,6 +176,7 @@ var conditionNames = map[string]string{
 	"server-heap": "writer", "reader-heap": "reader", "server-version": "server", "loader": "loader", "target-mode": "target",
 	"storage-compress": "storage.compress", "cache": "cache", "traffic-recording": "traffic-recording", "batch-size": "batch",
 	"cap": "cap", "collections": "collections", "prefetch": "prefetch", "dataset": "dataset", "cores": "cores", "memory-limit": "memory",
+	"writer-profile": "writer profile",
 }
 
 // TableJSON is the stable JSON shape of a table.
@@ -234,6 +235,8 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 		}
 		if len(vals) > 1 {
 			condCols = append(condCols, f)
+		} else if f == "writer-profile" && first == "none" {
+			continue // unprofiled, as runs normally are: no caption
 		} else if first != "" {
 			caption = append(caption, conditionCaption(name, first))
 		}

@@ -80,7 +80,9 @@ type Manifest struct {
 	ExitCode      int          `json:"exit_code"`
 	WriterGC      *GCStats     `json:"writer_gc,omitempty"`
 	ReaderGC      *GCStats     `json:"reader_gc,omitempty"`
-	Import        *Import      `json:"import,omitempty"`
+	// WriterProfile: a profiler ran on the writer (runfmt/profile.go); nil = unprofiled.
+	WriterProfile *WriterProfile `json:"writer_profile,omitempty"`
+	Import        *Import        `json:"import,omitempty"`
 }
 
 // Build identifies the evitaDB build under test.
@@ -483,6 +485,11 @@ func (m *Manifest) validate() error {
 	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted:
 	default:
 		return ferr("outcome.status", "%q is not one of complete, aborted, interrupted", m.Outcome.Status)
+	}
+	if m.WriterProfile != nil {
+		if err := m.WriterProfile.validate(); err != nil {
+			return err
+		}
 	}
 	if want := ExitCodeFor(m.Outcome.Status, m.Verification.Status); m.ExitCode != want {
 		return ferr("exit_code", "%d, but outcome %s with verification %s means %d", m.ExitCode, m.Outcome.Status, m.Verification.Status, want)

@@ -111,6 +111,10 @@ func TestCompareRefusals(t *testing.T) {
 		},
 		"cores":        func(m *runfmt.Manifest) { c := 8; m.Machine.Cores = &c },
 		"memory-limit": func(m *runfmt.Manifest) { v := int64(16 << 30); m.Machine.CgroupMemoryLimitBytes = &v },
+		"writer-profile": func(m *runfmt.Manifest) {
+			m.WriterProfile = &runfmt.WriterProfile{Profiler: runfmt.ProfilerAsync, Mode: "cpu", Event: "cpu", Interval: 1e7,
+				IntervalUnit: runfmt.UnitNanoseconds, Phases: []runfmt.ProfilePhase{{Name: runfmt.PhaseLoad}}}
+		},
 	}
 	for field, mut := range set {
 		t.Run(field, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,7 +33,7 @@ func loadCommand() *cli.Command {
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
-		Flags: append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
+		Flags: append(append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
@@ -52,7 +53,7 @@ func loadCommand() *cli.Command {
 			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts (recorded; source read then overlaps, so ingest loses its meaning)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "final report: text | json | md"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write warmstat's own CPU profile to this file (is the loader the bottleneck?)"},
-		),
+		), writerProfileFlags()...),
 		Action: runLoad,
 	}
 }
@@ -117,12 +118,20 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	var res *loader.Result
 	var loadErr error
 	if spawn {
+		prof, err := writerProfiler(cmd, cmp.Or(cmd.String("work"), cmd.String("out")+".work"), func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+		if err != nil {
+			return err
+		}
 		sc, err := spawnConfig(cmd, cond)
 		if err != nil {
 			return err
 		}
+		sc.Profiler = prof
 		res, loadErr = loader.Spawn(ctx, sc, c)
 	} else {
+		if cmd.IsSet("writer-profile") {
+			return usageError(cmd, "--writer-profile needs spawn mode (--pristine): warmstat must start the writer to profile it")
+		}
 		if cmd.String("source-catalog") == "" {
 			return fmt.Errorf("attach mode needs --source-catalog")
 		}

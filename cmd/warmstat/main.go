@@ -123,6 +123,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			compareCommand(),
 			tableCommand(),
 			plotCommand(),
+			profileCommand(),
 		},
 	}
 	// A usage error is one line and exit 2, never the whole help text; "warmstat help

@@ -23,6 +23,7 @@ import (
 
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/profile"
 )
 
 // Releases are the evitaDB versions make evita fetched, oldest first.
@@ -214,4 +215,16 @@ func Processes(s string) []int {
 		}
 	}
 	return pids
+}
+
+// Profiler is the async-profiler make profiler fetched, for tests that profile a
+// server; without it the test is skipped with the reason, or failed when
+// WARMSTAT_REQUIRE_SERVER=1 (CI runs make profiler).
+func Profiler(t testing.TB) profile.Artifact {
+	t.Helper()
+	a, err := profile.Fetched(profile.AsyncProfilerVersion)
+	if err != nil {
+		unavailable(t, err.Error())
+	}
+	return a
 }

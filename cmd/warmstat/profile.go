@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/profile"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// writerProfileFlags are load's (and a series') profiler flags.
+func writerProfileFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "writer-profile", Usage: "spawn mode: profile the writer JVM during the load and, apart, goLive: " +
+			strings.Join(profile.Modes, " | ") + " (cpu, alloc, wall, lock: async-profiler, fetched by make profiler; jfr: the JDK's Flight Recorder). " +
+			"Flame graphs (HTML), pprof and JFR files go into the run directory's profile/, the profiler into the manifest"},
+		&cli.StringFlag{Name: "writer-profile-interval", Usage: fmt.Sprintf("sampling interval: a duration for cpu (default %s), wall (%s), jfr (%s), "+
+			"the lock threshold for lock (%s), a size for alloc (default %s)", profile.DefaultCPUInterval, profile.DefaultWallInterval,
+			profile.DefaultJFRPeriod, profile.DefaultLockThreshold, runfmt.FormatInterval(profile.DefaultAllocBytes, runfmt.UnitBytes))},
+	}
+}
+
+// writerProfiler reads the profiler flags (nil without --writer-profile); recordings
+// are written into the work directory while the writer runs.
+func writerProfiler(cmd *cli.Command, workDir string, warn func(string)) (loader.Profiler, error) {
+	mode := cmd.String("writer-profile")
+	if mode == "" {
+		if cmd.IsSet("writer-profile-interval") {
+			return nil, usageError(cmd, "--writer-profile-interval needs --writer-profile")
+		}
+		return nil, nil
+	}
+	o := profile.Options{Mode: mode, WorkDir: filepath.Join(workDir, "writer-profile"), Warn: warn}
+	if s := cmd.String("writer-profile-interval"); s != "" {
+		if mode == "alloc" {
+			v, err := runfmt.ParseBytes(s)
+			if err != nil || v <= 0 {
+				return nil, usageError(cmd, "--writer-profile-interval %q: alloc samples by size, e.g. 512k", s)
+			}
+			o.Interval = v
+		} else {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return nil, usageError(cmd, "--writer-profile-interval %q: %s samples by time, e.g. 10ms", s, mode)
+			}
+			o.Interval = int64(d)
+		}
+	}
+	a, err := profile.Fetched(profile.AsyncProfilerVersion)
+	if err != nil {
+		if errors.Is(err, profile.ErrNotFetched) {
+			return nil, fmt.Errorf("--writer-profile %s: %w", mode, err)
+		}
+		return nil, err
+	}
+	o.Artifact = a
+	r, err := profile.New(o)
+	var oe *profile.OptionError
+	if errors.As(err, &oe) {
+		return nil, usageError(cmd, "--writer-profile%s: %v", map[string]string{"Interval": "-interval"}[oe.Option], oe)
+	}
+	return r, err
+}
+
+func profileCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "profile",
+		Usage:     "the writer's hottest frames by phase (load, goLive), or which frames grew or shrank between two builds",
+		ArgsUsage: "RUN | --diff A B",
+		Description: "warmstat profile RUN: the N hottest frames of a profiled run (load --writer-profile), by self value\n" +
+			"(the frame's own code) and total value (with what it called), for the load and goLive apart.\n" +
+			"warmstat profile --diff A B: A and B are each a run or a directory of runs of one build; every frame's value\n" +
+			"is normalised per upsert (summed over a group's runs, divided by its upserts) so runs of different length\n" +
+			"compare, and each change is given with its share of the phase's whole change: why B is slower.\n" +
+			"Profiles taken with different profilers, events or intervals are not compared (exit 3).\n" +
+			"Each run's profile/ also holds an interactive flame graph (HTML) and a pprof file per phase:\n" +
+			"go tool pprof -http=: RUN/profile/load.pb.gz\n" +
+			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: A B"},
+			&cli.IntFlag{Name: "top", Value: 20, Usage: "frames listed per table"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
+			if err != nil {
+				return usageError(cmd, "--format: %v", err)
+			}
+			err = runProfile(cmd, f)
+			var oe *profile.OptionError
+			var ref *profile.Refusal
+			switch {
+			case errors.As(err, &oe):
+				return usageError(cmd, "--top: %v", oe)
+			case errors.As(err, &ref):
+				return withCode(exitRefused, err)
+			case errors.Is(err, profile.ErrNotProfiled):
+				return fmt.Errorf("%w (load --writer-profile profiles it)", err)
+			}
+			return err
+		},
+	}
+}
+
+func runProfile(cmd *cli.Command, f report.Format) error {
+	out := cmd.Root().Writer
+	if cmd.Bool("diff") {
+		if cmd.Args().Len() != 2 {
+			return usageError(cmd, "profile --diff needs two arguments, A and B (got %d)", cmd.Args().Len())
+		}
+		d, err := profile.DiffGroups(cmd.Args().Get(0), cmd.Args().Get(1), cmd.Int("top"))
+		if err != nil {
+			return err
+		}
+		return report.WriteProfileDiff(out, d, f)
+	}
+	if cmd.Args().Len() != 1 {
+		return usageError(cmd, "profile needs exactly one RUN directory, or --diff A B (got %d arguments)", cmd.Args().Len())
+	}
+	t, err := profile.TopFrames(cmd.Args().First(), cmd.Int("top"))
+	if err != nil {
+		return err
+	}
+	return report.WriteProfileTop(out, t, f)
+}

@@ -1,0 +1,174 @@
+package profile_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gpprof "github.com/google/pprof/profile"
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/profile"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/seed"
+)
+
+// A real spawned load with each profiler: the manifest lists the profiler, its
+// version, the event and engine the recording states, the interval and the measured
+// control cost; each phase (load, goLive) has a recording, an interactive flame graph,
+// folded stacks and a pprof profile that pprof itself reads, with the writer's own
+// frames in it.
+func TestWriterProfilesOnRealServer(t *testing.T) {
+	src := evitatest.Server(t)
+	art := evitatest.Profiler(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range profile.Modes {
+		t.Run(mode, func(t *testing.T) {
+			work := filepath.Join(tmp, "work-"+mode)
+			rec, err := profile.New(profile.Options{Mode: mode, Artifact: art, WorkDir: filepath.Join(work, "writer-profile"),
+				Warn: func(s string) { t.Log(s) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
+				ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe, Profiler: rec}
+			out := filepath.Join(tmp, "runs", mode)
+			res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, BatchSize: 100,
+				Manifest: runfmt.Manifest{RunID: mode, Build: runfmt.Build{Label: "local"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile)) // as written, validated
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := m.WriterProfile
+			if w == nil || w.Error != "" || w.Mode != mode || w.Version == "" || w.Event == "" || w.Interval <= 0 || w.Cost.ControlNs <= 0 {
+				t.Fatalf("writer profile in the manifest: %+v", w)
+			}
+			if mode == "cpu" && w.Engine == "" {
+				t.Fatalf("the CPU engine used is not recorded: %+v", w)
+			}
+			if mode == "jfr" && (w.Profiler != runfmt.ProfilerJFR || w.Event != "jdk.ExecutionSample") {
+				t.Fatalf("jfr: %+v", w)
+			}
+			if mode != "jfr" && !strings.Contains(strings.Join(m.Server.JVM.Options, " "), "-agentpath:"+art.Lib) {
+				t.Fatalf("the agent is not among the writer's recorded options: %v", m.Server.JVM.Options)
+			}
+			if res.Manifest.ExitCode != 0 {
+				t.Fatalf("exit %d", res.Manifest.ExitCode)
+			}
+			for _, phase := range []string{runfmt.PhaseLoad, runfmt.PhaseGoLive} {
+				ph := w.Phase(phase)
+				if ph == nil {
+					t.Fatalf("no %s phase: %+v", phase, w.Phases)
+				}
+				for _, f := range ph.Files() {
+					if st, err := os.Stat(filepath.Join(out, f)); err != nil || (st.Size() == 0 && !strings.HasSuffix(f, ".collapsed")) {
+						t.Fatalf("%s: %v", f, err)
+					}
+				}
+				html, _ := os.ReadFile(filepath.Join(out, ph.FlameGraph))
+				if !bytes.Contains(html, []byte("<!DOCTYPE html>")) || !bytes.Contains(html, []byte("<canvas")) {
+					t.Fatalf("%s is not an interactive flame graph", ph.FlameGraph)
+				}
+				f, err := os.Open(filepath.Join(out, ph.Pprof))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := gpprof.Parse(f)
+				f.Close()
+				if err != nil {
+					t.Fatalf("%s: %v", ph.Pprof, err)
+				}
+				var n int64
+				for _, s := range p.Sample {
+					n += s.Value[0]
+				}
+				if n != ph.Samples {
+					t.Fatalf("%s: pprof holds %d samples, the manifest says %d", ph.Pprof, n, ph.Samples)
+				}
+				// the load keeps the writer busy: every sampler but the lock one (which records
+				// contention only) sees the evitaDB write path
+				if phase == runfmt.PhaseLoad && mode != "lock" && !hasFrame(p, "io.evitadb.") {
+					t.Fatalf("%s: no io.evitadb frame in %d samples", ph.Pprof, n)
+				}
+			}
+		})
+	}
+}
+
+func hasFrame(p *gpprof.Profile, prefix string) bool {
+	for _, f := range p.Function {
+		if strings.HasPrefix(f.Name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Where perf events are not permitted (here: perf_event_open forbidden to the JVM by
+// a seccomp filter, as a container's policy or a paranoid kernel does), the cpu
+// profile still runs: async-profiler falls back to its CPU timer, the recording says
+// so and the manifest records the engine actually used.
+func TestCPUProfileFallsBackWithoutPerfEvents(t *testing.T) {
+	src := evitatest.Server(t)
+	art := evitatest.Profiler(t)
+	java, err := exec.LookPath("java")
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		java, err = filepath.Join(home, "bin", "java"), nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(noPerfJava, java) // the JVM below is this binary's launcher (TestMain), then java
+	tmp := t.TempDir()
+	rec, err := profile.New(profile.Options{Mode: "cpu", Artifact: art, WorkDir: filepath.Join(tmp, "recordings"), Java: java})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := evitaserver.Start(ctx, evitaserver.Config{Java: os.Args[0], Server: src, DataDir: filepath.Join(tmp, "data"), HeapBytes: 1 << 30,
+		Compress: true, Probe: evitatest.Probe, JVMOptions: rec.JVMOptions(), WaitForMemory: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(30 * time.Second)
+	c, err := evita.Dial(ctx, s.Addr, evita.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := rec.Attach(s.Pid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Window(runfmt.PhaseLoad, true); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // the writer's work: a catalog built, three times over
+		evitatest.LoadFixture(t, ctx, c, fmt.Sprintf("shop%d", i))
+	}
+	if err := rec.Window(runfmt.PhaseLoad, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(30 * time.Second)
+	run := filepath.Join(tmp, "run")
+	os.MkdirAll(run, 0o755)
+	w := rec.Finish(run)
+	if w.Error != "" || w.Event != "cpu" || (w.Engine != "ctimer" && w.Engine != "itimer") || len(w.Phases) != 1 || w.Phases[0].Samples == 0 {
+		t.Fatalf("without perf events: %+v", w)
+	}
+}
