@@ -38,7 +38,7 @@ func abCommand() *cli.Command {
 			"continues a series that stopped; a run that did not finish or failed is moved to SERIES/excluded with\n" +
 			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
 			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
-		Flags: append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
+		Flags: append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
 			&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
 			&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog", Required: true},
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
@@ -57,7 +57,7 @@ func abCommand() *cli.Command {
 			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
-		),
+		), writerProfileFlags()...),
 		Action: runAB,
 	}
 }
@@ -108,7 +108,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	plan := series.Plan{Pristine: pristine, Catalog: cmd.String("catalog"), ServerHeap: *cond.serverHeap, ReaderHeap: *cond.readerHeap,
-		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t", compress, cmd.Int("batch-size"), cmd.Int("max-per-collection"), cmd.Bool("prefetch")),
+		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
+			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
 		MinRuns:    cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers")}
 	for _, s := range []string{"A", "B"} {
@@ -123,6 +124,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	}
 	if plan.Warmup < 0 {
 		return usageError(cmd, "--warmup must be 0 or more")
+	}
+	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
+		return err
 	}
 	mach, err := evitaserver.ReadMachine()
 	if err != nil {
@@ -141,8 +145,15 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe}
+			prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+			if err != nil {
+				return err
+			}
+			if prof != nil { // a fresh profiler per run: each run's profile is its own
+				sc.Profiler = prof
+			}
 			fmt.Fprintf(errw, "%s %s (%s) ...\n", time.Now().Format("15:04:05"), runDir[len(dir)+1:], s.label)
-			_, err := loader.Spawn(ctx, sc, loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"),
+			_, err = loader.Spawn(ctx, sc, loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"),
 				MaxPerCollection: cmd.Int("max-per-collection"), Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw})
 			return faultHint(err)
 		},
