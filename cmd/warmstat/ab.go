@@ -110,7 +110,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	plan := series.Plan{Pristine: pristine, Catalog: cmd.String("catalog"), ServerHeap: *cond.serverHeap, ReaderHeap: *cond.readerHeap,
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
-		MinRuns:    cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
+		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers")}
 	for _, s := range []string{"A", "B"} {
 		id, _ := sides[s].src.Identify()
