@@ -96,7 +96,7 @@ func TestCopyAgainstRealServers(t *testing.T) {
 			}
 		}
 	}
-	if len(ss) != 3 || len(se["Product"]) != 6 || len(se["Category"]) != 4 {
+	if len(ss) != 5 || len(se["Product"]) != 6 || len(se["Category"]) != 4 || len(se["ParameterValue"]) != 4 {
 		t.Fatalf("source dump incomplete: %d schemas, %d products, %d categories", len(ss), len(se["Product"]), len(se["Category"]))
 	}
 	// the features the Java harness lost are really there

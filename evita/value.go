@@ -90,12 +90,37 @@ func ScopedList(scope int32, vs ...int32) []byte {
 	return msgField(varintField(nil, 1, uint64(scope)), 2, packed)
 }
 
+// ScopedExpression is a per-scope expression {scope 1, expression 2 (StringValue)}:
+// GrpcScopedFacetedPartially (conditional facets) and GrpcScopedBucketedPartially (which
+// references a bucketed histogram takes in). The expression language is evitaDB's, e.g.
+// `$reference.groupEntity?.attributes['inputWidgetType'] == 'CHECKBOX'`.
+func ScopedExpression(scope int32, expression string) []byte {
+	return msgField(varintField(nil, 1, uint64(scope)), 2, Text(expression))
+}
+
+// ScopedHistogram is GrpcScopedHistogramIndexDefinition {scope 1, nameOfTheIndex 2,
+// valueExpression 4 (StringValue), assignedWhen 5 (StringValue)}: a bucketed histogram
+// over a reference, its value computed per referenced entity, e.g.
+// `$reference.referencedEntity?.attributes['basicUnitValue']`. Empty expressions are
+// left out (absent, not empty).
+func ScopedHistogram(scope int32, name, valueExpression, assignedWhen string) []byte {
+	b := msgField(varintField(nil, 1, uint64(scope)), 2, []byte(name))
+	if valueExpression != "" {
+		b = msgField(b, 4, Text(valueExpression))
+	}
+	if assignedWhen != "" {
+		b = msgField(b, 5, Text(assignedWhen))
+	}
+	return b
+}
+
 // Schema enum values used with Scoped.
 const (
 	UniqueWithinCollection       int32 = 1
 	UniqueWithinCollectionLocale int32 = 2
 	UniqueWithinCatalog          int32 = 1
 	UniqueWithinCatalogLocale    int32 = 2
+	IndexNone                    int32 = 0
 	IndexForFiltering            int32 = 1
 	IndexForPartitioning         int32 = 2
 	ComponentReferencedEntity    int32 = 0

@@ -44,6 +44,11 @@ type Config struct {
 	// Catalogs are copied into the fresh storage before the JVM starts: catalog name ->
 	// directory of a stopped server's catalog (a pristine snapshot, only read).
 	Catalogs map[string]string
+	// REST enables evitaDB's REST API on the gRPC port (tests read catalogs back
+	// through it). Off for measurements: the server then builds and rebuilds an
+	// OpenAPI model of every catalog schema, work a production writer is not measured
+	// with.
+	REST bool
 }
 
 // Server is a running evitaDB JVM that this process started.
@@ -87,7 +92,7 @@ func (c Config) Args(port int, gcLog string) []string {
 		"cache.enabled=false",
 		"api.endpointDefaults.host=127.0.0.1:"+strconv.Itoa(port), // loopback only
 		"api.endpointDefaults.tlsMode=FORCE_NO_TLS",
-		"api.endpoints.graphQL.enabled=false", "api.endpoints.rest.enabled=false",
+		"api.endpoints.graphQL.enabled=false", "api.endpoints.rest.enabled="+strconv.FormatBool(c.REST),
 		"api.endpoints.lab.enabled=false", "api.endpoints.observability.enabled=false",
 		"api.maxEntitySizeInBytes=64MB")
 	return append(args, c.Extra...)

@@ -54,7 +54,8 @@ func TestLoadVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Manifest
-	if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.GoLive.Status != runfmt.GoLiveOK || m.Entities != 13 || rows(t, out) != 13 {
+	n := len(evitatest.FixtureEntities())
+	if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.GoLive.Status != runfmt.GoLiveOK || m.Entities != int64(n) || rows(t, out) != n {
 		t.Fatalf("exit %d verification %s goLive %+v entities %d", m.ExitCode, m.Verification.Status, m.GoLive, m.Entities)
 	}
 	if m.Timings.LoadWallNs < m.Timings.UpsertNs+m.Timings.SourceReadNs || m.Timings.SchemaReplicationNs == nil || m.Dataset.Fingerprint == "" {
@@ -75,7 +76,7 @@ func TestLoadVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := analyze.Summarize(run, analyze.QuantilesJava)
-	if err != nil || s.Overall.Count != 13 || s.Overall.MinNs <= 0 {
+	if err != nil || s.Overall.Count != int64(n) || s.Overall.MinNs <= 0 {
 		t.Fatalf("%v %+v", err, s)
 	}
 	if st, ok, err := dst.CatalogState(context.Background(), "shop_warmup"); err != nil || !ok || st != evita.CatalogAlive {
@@ -85,7 +86,7 @@ func TestLoadVerified(t *testing.T) {
 	pc := config(src, dst, filepath.Join(t.TempDir(), "prefetch"))
 	pc.TargetCatalog, pc.Prefetch = "shop_prefetch", true
 	pres, err := loader.Run(context.Background(), pc)
-	if err != nil || pres.Manifest.ExitCode != 0 || !pres.Manifest.Conditions.Prefetch || pres.Manifest.Entities != 13 {
+	if err != nil || pres.Manifest.ExitCode != 0 || !pres.Manifest.Conditions.Prefetch || pres.Manifest.Entities != int64(n) {
 		t.Fatalf("prefetch run: %v %+v", err, pres.Manifest.Verification)
 	}
 	// the same target again is refused unless asked to replace it

@@ -83,33 +83,78 @@ func Schema(p *Profile) (*pb.GrpcCatalogSchema, []*pb.GrpcEntitySchema) {
 	}
 	for _, c := range p.Collections {
 		for _, r := range c.References {
-			rs := &pb.GrpcReferenceSchema{Name: r.Name, EntityType: r.Target, ReferencedEntityTypeManaged: known[r.Target],
-				Cardinality: cardinality[r.Cardinality], Attributes: map[string]*pb.GrpcAttributeSchema{}}
-			switch r.Index {
-			case "filtering":
-				rs.ScopedIndexTypes = [][]byte{evita.Scoped(live, evita.IndexForFiltering)}
-			case "partitioning":
-				rs.ScopedIndexTypes = [][]byte{evita.Scoped(live, evita.IndexForPartitioning)}
-			}
-			if r.Faceted {
-				rs.FacetedInScopes = []int32{live}
-			}
-			if r.Group != "" {
-				rs.GroupType, rs.ReferencedGroupTypeManaged = wrapperspb.String(r.Group), true
-				rs.ScopedIndexedComponents = [][]byte{evita.ScopedList(live, evita.ComponentReferencedEntity, evita.ComponentReferencedGroup)}
-			}
-			for _, a := range r.Attributes {
-				rs.Attributes[a.Name] = attributeSchema(a, 2)
-			}
-			byName[c.Name].References[r.Name] = rs
+			byName[c.Name].References[r.Name] = referenceSchema(r, known[r.Target])
 			if r.Reflected != "" {
-				byName[r.Target].References[r.Reflected] = &pb.GrpcReferenceSchema{Name: r.Reflected, EntityType: c.Name, ReferencedEntityTypeManaged: true,
-					ReflectedReferenceName: wrapperspb.String(r.Name), CardinalityInherited: true, DescriptionInherited: true,
-					DeprecationNoticeInherited: true, FacetedInherited: true, IndexedInherited: true}
+				byName[r.Target].References[r.Reflected] = reflectedSchema(c.Name, r)
 			}
 		}
 	}
 	return cat, out
+}
+
+func indexTypes(level string) [][]byte {
+	switch level {
+	case "filtering":
+		return [][]byte{evita.Scoped(live, evita.IndexForFiltering)}
+	case "partitioning":
+		return [][]byte{evita.Scoped(live, evita.IndexForPartitioning)}
+	case "none":
+		return [][]byte{evita.Scoped(live, evita.IndexNone)}
+	}
+	return nil
+}
+
+func referenceSchema(r Reference, managed bool) *pb.GrpcReferenceSchema {
+	rs := &pb.GrpcReferenceSchema{Name: r.Name, EntityType: r.Target, ReferencedEntityTypeManaged: managed,
+		Cardinality: cardinality[r.Cardinality], Attributes: map[string]*pb.GrpcAttributeSchema{}, ScopedIndexTypes: indexTypes(r.Index)}
+	if r.Faceted {
+		rs.FacetedInScopes = []int32{live}
+	}
+	if r.FacetedPartially != "" {
+		rs.FacetedPartially = [][]byte{evita.ScopedExpression(live, r.FacetedPartially)}
+	}
+	if h := r.Histogram; h != nil {
+		rs.Bucketed = [][]byte{evita.ScopedHistogram(live, h.Name, h.Value, "")}
+		if h.Partially != "" {
+			rs.BucketedPartially = [][]byte{evita.ScopedExpression(live, h.Partially)}
+		}
+	}
+	if r.Group != "" {
+		rs.GroupType, rs.ReferencedGroupTypeManaged = wrapperspb.String(r.Group), true
+		rs.ScopedIndexedComponents = [][]byte{evita.ScopedList(live, evita.ComponentReferencedEntity, evita.ComponentReferencedGroup)}
+	}
+	for _, a := range r.Attributes {
+		rs.Attributes[a.Name] = attributeSchema(a, 2)
+	}
+	return rs
+}
+
+// reflectedSchema is the back side of r on its target collection. It inherits what
+// fits the data and declares the rest:
+//   - cardinality: the back side of a target counts every entity referencing it —
+//     many, whatever r allows per owner — so it is ZERO_OR_MORE (inherited only when r
+//     says so itself: a brand referenced by 31 products must not claim ZERO_OR_ONE);
+//   - faceting: inherited, except from a reference with conditional facets, whose
+//     expression evitaDB refuses to inherit (its paths are direction-specific): then
+//     the back side is not faceted;
+//   - index: inherited unless ReflectedIndex sets it (a non-indexed back side is not
+//     faceted either).
+func reflectedSchema(owner string, r Reference) *pb.GrpcReferenceSchema {
+	rs := &pb.GrpcReferenceSchema{Name: r.Reflected, EntityType: owner, ReferencedEntityTypeManaged: true,
+		ReflectedReferenceName: wrapperspb.String(r.Name), DescriptionInherited: true, DeprecationNoticeInherited: true,
+		FacetedInherited: r.FacetedPartially == "", IndexedInherited: r.ReflectedIndex == ""}
+	if c := cardinality[r.Cardinality]; c == evita.CardinalityZeroOrMore {
+		rs.CardinalityInherited = true
+	} else {
+		rs.Cardinality = evita.CardinalityZeroOrMore
+	}
+	if !rs.IndexedInherited {
+		rs.ScopedIndexTypes = indexTypes(r.ReflectedIndex)
+		if r.ReflectedIndex == "none" {
+			rs.FacetedInherited = false
+		}
+	}
+	return rs
 }
 
 // Generator produces the entities of a profile at a scale, deterministically: entity i
@@ -120,7 +165,6 @@ type Generator struct {
 	seed  uint64
 	pks   map[string][]int32
 	zipf  map[string][]float64 // cumulative popularity per (collection.reference)
-	lists []string
 }
 
 // NewGenerator assigns every collection its primary keys: sparse, caller-assigned,
@@ -204,6 +248,8 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 	switch a.Kind {
 	case "string":
 		switch {
+		case len(a.Values) > 0:
+			return evita.StringValue(a.Values[weighted(rng, a.Weights, len(a.Values))])
 		case a.Unique && a.Name == "code":
 			return evita.StringValue(fmt.Sprintf("%s-%07d-%s", strings.ToLower(coll), pk, word(rng, max(4, n-18))))
 		case a.Unique:
@@ -229,6 +275,24 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 		return evita.DateTimeRangeValue(from, from+int64(86400*(1+rng.IntN(400))))
 	}
 	panic("seed: unknown attribute kind " + a.Kind)
+}
+
+// weighted draws an index in [0, n) by weights (equally likely without them).
+func weighted(rng *rand.Rand, weights []float64, n int) int {
+	if len(weights) != n {
+		return rng.IntN(n)
+	}
+	sum := 0.0
+	for _, w := range weights {
+		sum += w
+	}
+	x := rng.Float64() * sum
+	for i, w := range weights {
+		if x -= w; x < 0 {
+			return i
+		}
+	}
+	return n - 1
 }
 
 func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i int, pk int32,
@@ -313,18 +377,32 @@ func (g *Generator) Entity(c Collection, i int) *pb.GrpcSealedEntity {
 	return e
 }
 
-func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
-	if g.lists == nil {
-		g.lists = []string{"basic"}
-		for k := 1; k < max(p.Lists, 2); k++ {
-			g.lists = append(g.lists, fmt.Sprintf("list-%03d", k))
-		}
+// priceListName is the k-th price list of every collection's pool: "basic", then
+// list-001, list-002, ...
+func priceListName(k int) string {
+	if k == 0 {
+		return "basic"
 	}
+	return fmt.Sprintf("list-%03d", k)
+}
+
+// countSpread is the log-normal spread of a per-entity count (p95 = 2.2 × median).
+const countSpread = 2.2
+
+// logNormalMean draws a log-normal value whose mean (not median) is mean.
+func logNormalMean(rng *rand.Rand, mean float64) float64 {
+	sigma := math.Log(countSpread) / 1.645
+	median := mean / math.Exp(sigma*sigma/2)
+	return logNormal(rng, median, median*countSpread)
+}
+
+func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
+	lists := max(p.Lists, 2)
 	perList := len(g.p.Currencies)
-	n := max(1, min(p.Max, int(math.Round(logNormal(rng, p.Mean, p.Mean*2.2))))/perList)
-	chosen := map[int]bool{0: true}
-	for len(chosen) < min(n, len(g.lists)) {
-		chosen[1+g.pick(rng, "pricelists", len(g.lists)-1, 1.1)] = true
+	n := max(1, min(p.Max, int(math.Round(logNormalMean(rng, p.Mean))))/perList)
+	chosen := map[int]bool{0: true} // "basic" always, the others by popularity
+	for len(chosen) < min(n, lists) {
+		chosen[1+g.pick(rng, fmt.Sprintf("pricelists/%d", lists), lists-1, 1.1)] = true
 	}
 	idx := make([]int, 0, len(chosen))
 	for k := range chosen {
@@ -339,7 +417,7 @@ func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
 	for _, k := range idx {
 		for _, cur := range g.p.Currencies {
 			base := 50 + rng.IntN(20000)
-			pr := &pb.GrpcPrice{PriceId: id, PriceList: g.lists[k], Currency: evita.Text(cur),
+			pr := &pb.GrpcPrice{PriceId: id, PriceList: priceListName(k), Currency: evita.Text(cur),
 				PriceWithoutTax: evita.Text(fmt.Sprintf("%d.%02d", base, rng.IntN(100))), TaxRate: evita.Text("21.00"),
 				PriceWithTax: evita.Text(fmt.Sprintf("%d.%02d", base*121/100, rng.IntN(100))), Indexed: rng.Float64() < p.IndexedShare}
 			if rng.Float64() < p.ValidityShare {
@@ -367,8 +445,11 @@ func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int,
 	n = max(r.Min, min(r.Max, n))
 	targets := g.pks[r.Target]
 	managed := targets != nil
+	if managed { // distinct targets only: as many as there are (self excluded)
+		n = min(n, len(targets)-b2i(r.Target == c.Name))
+	}
 	seen := map[int32]bool{}
-	for k := 0; k < n; k++ {
+	for k := 0; len(seen) < n && k < 4*n+16; k++ { // a repeated or self pick is drawn again
 		var tpk int32
 		var ti int
 		if managed {
@@ -378,7 +459,7 @@ func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int,
 				continue // no self reference
 			}
 		} else {
-			tpk = int32(1_000_000 + i*4 + k) // unmanaged, distinct per entity (media)
+			tpk = int32(1_000_000 + i*r.Max + len(seen)) // unmanaged, distinct per entity (media)
 		}
 		if seen[tpk] {
 			continue
@@ -394,6 +475,13 @@ func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int,
 		g.attributes(rng, r.Attributes, c.Name, i, tpk, ref.GlobalAttributes, ref.LocalizedAttributes)
 		e.References = append(e.References, ref)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Stats is what seeding did.

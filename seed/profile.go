@@ -3,12 +3,7 @@
 // DefaultProfile documents where each number comes from, and a JSON file can replace it.
 package seed
 
-import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"os"
-)
+import "math"
 
 // Profile describes a catalog at scale 1.
 type Profile struct {
@@ -40,6 +35,10 @@ type Attribute struct {
 	Global     bool    `json:"global,omitempty"` // the catalog's globally unique localized `url`
 	Share      float64 `json:"share,omitempty"`  // fraction of entities carrying it (default 1)
 	Length     int     `json:"length,omitempty"` // typical string length
+	// Values, when given, are the only values of a string attribute (an enumeration,
+	// e.g. a widget type), drawn with Weights (default: equally likely).
+	Values  []string  `json:"values,omitempty"`
+	Weights []float64 `json:"weights,omitempty"`
 }
 
 // AssociatedData sizes are log-normal with the given median and 95th percentile.
@@ -63,56 +62,34 @@ type Prices struct {
 
 // Reference from every entity of the collection.
 type Reference struct {
-	Name        string      `json:"name"`
-	Target      string      `json:"target"` // a collection of the profile, or an unmanaged type
-	Mean        float64     `json:"mean"`   // instances per entity
-	Min         int         `json:"min,omitempty"`
-	Max         int         `json:"max"`
-	Cardinality string      `json:"cardinality,omitempty"` // zero-or-one, exactly-one, zero-or-more (default)
-	Index       string      `json:"index,omitempty"`       // filtering | partitioning | "" (not indexed)
-	Faceted     bool        `json:"faceted,omitempty"`
-	Group       string      `json:"group,omitempty"`     // group collection
-	Reflected   string      `json:"reflected,omitempty"` // name of the reflected reference on the target
-	Zipf        float64     `json:"zipf,omitempty"`      // target popularity skew (0 = uniform)
-	Attributes  []Attribute `json:"attributes,omitempty"`
+	Name        string  `json:"name"`
+	Target      string  `json:"target"` // a collection of the profile, or an unmanaged type
+	Mean        float64 `json:"mean"`   // instances per entity
+	Min         int     `json:"min,omitempty"`
+	Max         int     `json:"max"`
+	Cardinality string  `json:"cardinality,omitempty"` // zero-or-one, exactly-one, zero-or-more (default)
+	Index       string  `json:"index,omitempty"`       // filtering | partitioning | "" (not indexed)
+	Faceted     bool    `json:"faceted,omitempty"`
+	Group       string  `json:"group,omitempty"`     // group collection
+	Reflected   string  `json:"reflected,omitempty"` // name of the reflected reference on the target
+	// ReflectedIndex overrides the reflected reference's index level: filtering,
+	// partitioning or none ("" inherits the original's).
+	ReflectedIndex string      `json:"reflected_index,omitempty"`
+	Zipf           float64     `json:"zipf,omitempty"` // target popularity skew (0 = uniform)
+	Attributes     []Attribute `json:"attributes,omitempty"`
+	// FacetedPartially is a conditional-facet expression in evitaDB's expression language:
+	// only the references for which it holds are facets.
+	FacetedPartially string     `json:"faceted_partially,omitempty"`
+	Histogram        *Histogram `json:"histogram,omitempty"`
 }
 
-// LoadProfile reads a JSON profile (same shape as DefaultProfile; see `warmstat seed --print-profile`).
-func LoadProfile(path string) (*Profile, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var p Profile
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return &p, p.Validate()
-}
-
-// Validate checks references point at known collections where they say so.
-func (p *Profile) Validate() error {
-	names := map[string]bool{}
-	for _, c := range p.Collections {
-		if c.Name == "" || c.Count < 0 {
-			return fmt.Errorf("profile: collection %q has no name or a negative count", c.Name)
-		}
-		names[c.Name] = true
-	}
-	for _, c := range p.Collections {
-		for _, r := range c.References {
-			if r.Reflected != "" && !names[r.Target] {
-				return fmt.Errorf("profile: %s.%s reflects into %q, which is not a collection", c.Name, r.Name, r.Target)
-			}
-			if r.Group != "" && !names[r.Group] {
-				return fmt.Errorf("profile: %s.%s groups by %q, which is not a collection", c.Name, r.Name, r.Group)
-			}
-			if r.Max < r.Min {
-				return fmt.Errorf("profile: %s.%s max < min", c.Name, r.Name)
-			}
-		}
-	}
-	return nil
+// Histogram is a bucketed histogram over a reference (evitaDB's `bucketed`): Value
+// computes each referenced entity's value, Partially (`bucketedPartially`) says which
+// references take part. Both are expressions in evitaDB's expression language.
+type Histogram struct {
+	Name      string `json:"name"`
+	Value     string `json:"value"`
+	Partially string `json:"partially,omitempty"`
 }
 
 // CountAt is a collection's size at a scale: linear, except that small lookup
@@ -125,6 +102,12 @@ func (c Collection) CountAt(scale float64) int {
 }
 
 func text(n string) Attribute { return Attribute{Name: n, Kind: "string", Filterable: true} }
+
+// enum is a filterable string with a few values (a status, a type): one inverted-index
+// entry per value, not one per entity.
+func enum(n string, values ...string) Attribute {
+	return Attribute{Name: n, Kind: "string", Filterable: true, Values: values}
+}
 func flag(n string) Attribute { return Attribute{Name: n, Kind: "bool", Filterable: true} }
 func code() Attribute         { return Attribute{Name: "code", Kind: "string", Unique: true, Length: 22} }
 func url() Attribute          { return Attribute{Name: "url", Kind: "string", Localized: true, Global: true} }
@@ -135,14 +118,12 @@ func name(sort bool) Attribute {
 // DefaultProfile is shared/research/catalog-shape.md §5 (scale 1 = 386,369 entities):
 // Product's count and share are measured; the split of the other collections is that
 // note's assumption (one ~180 k cheap bulk collection, one ~40 k mid one, many small ones).
-// Conditional facets and bucketed histograms of §5.2 are left out: their expression
-// language is not documented in the research notes.
 func DefaultProfile() *Profile {
 	changed := Attribute{Name: "changed", Kind: "datetime", Filterable: true, Sortable: true}
 	published := Attribute{Name: "published", Kind: "datetime", Filterable: true}
 	dims := func(n string, count int, src string, reflected bool) Collection {
 		c := Collection{Name: n, Count: count, Source: src,
-			Attributes:     []Attribute{code(), url(), name(true), {Name: "order", Kind: "int", Sortable: true}, text("status"), published, changed},
+			Attributes:     []Attribute{code(), url(), name(true), {Name: "order", Kind: "int", Sortable: true}, enum("status", "ACTIVE", "HIDDEN", "ARCHIVED"), published, changed},
 			AssociatedData: []AssociatedData{{Name: "texts", Localized: true, MedianBytes: 300, P95Bytes: 2000, MaxBytes: 8000}}}
 		return c
 	}
@@ -150,15 +131,16 @@ func DefaultProfile() *Profile {
 	category.Hierarchy = true
 	p := &Profile{Locales: []string{"cs", "en"}, Currencies: []string{"CZK", "EUR"}}
 	p.Collections = []Collection{
-		{Name: "AdjustedPricePolicy", Count: 3, Source: "2022 table (§5.1)", Attributes: []Attribute{code(), text("kind")}},
+		{Name: "AdjustedPricePolicy", Count: 3, Source: "2022 table (§5.1)", Attributes: []Attribute{code(), enum("kind", "PERCENT", "FIXED", "ROUNDING")}},
 		dims("Brand", 300, "assumption: 2022's 158 × 1.84 (§5.1)", true),
 		category,
 		dims("Group", 2200, "assumption: 2022's 1,190 × 1.84 (§5.1)", false),
 		{Name: "ObsoleteProduct", Count: 40000, Source: "assumption: the mid collection implied by #1531 (§5.1)",
-			Attributes: []Attribute{code(), url(), name(false), published, text("reason")},
+			Attributes: []Attribute{code(), url(), name(false), published, enum("reason", "DISCONTINUED", "REPLACED", "SEASONAL", "RECALLED")},
 			References: []Reference{{Name: "brand", Target: "Brand", Mean: 0.8, Max: 1, Cardinality: "zero-or-one", Index: "filtering"}}},
 		{Name: "Parameter", Count: 256, Source: "assumption: ≈ 256 REFERENCED_GROUP_ENTITY partitions (§5.1)",
-			Attributes: []Attribute{code(), name(true), text("inputWidgetType"), flag("isVisibleInFilter")},
+			Attributes: []Attribute{code(), name(true),
+				{Name: "inputWidgetType", Kind: "string", Filterable: true, Values: []string{"CHECKBOX", "INTERVAL"}, Weights: []float64{0.8, 0.2}}, flag("isVisibleInFilter")},
 			References: []Reference{{Name: "parameterGroup", Target: "ParameterGroup", Mean: 1, Min: 1, Max: 1, Cardinality: "exactly-one", Index: "filtering"}}},
 		{Name: "ParameterGroup", Count: 20, Source: "assumption (demo dataset has 5) (§5.1)", Attributes: []Attribute{code(), name(true)}},
 		{Name: "ParameterValue", Count: 28000, Source: "assumption: ≈ Parameter's 28–29 k partitions (§5.1)",
@@ -193,7 +175,8 @@ func product() Collection {
 			code(), url(), name(true),
 			{Name: "description", Kind: "text", Localized: true, Length: 900},
 			{Name: "ean", Kind: "string", Unique: true, Length: 13},
-			text("catalogNumber"), {Name: "ordering", Kind: "string", Sortable: true}, text("productType"), text("status"), text("availability"),
+			text("catalogNumber"), {Name: "ordering", Kind: "string", Sortable: true}, enum("productType", "BASIC", "SET", "VIRTUAL", "SERVICE"),
+			enum("status", "ACTIVE", "HIDDEN", "ARCHIVED", "PREPARED"), enum("availability", "IN_STOCK", "ON_ORDER", "SOLD_OUT", "PRE_ORDER", "UNAVAILABLE"),
 			{Name: "published", Kind: "datetime", Filterable: true, Sortable: true}, {Name: "changed", Kind: "datetime", Filterable: true, Sortable: true},
 			{Name: "priority", Kind: "long", Sortable: true}, {Name: "rating", Kind: "decimal", Filterable: true, Sortable: true},
 			{Name: "ratingVotes", Kind: "int", Filterable: true}, {Name: "orderedQuantity", Kind: "int", Sortable: true},
@@ -217,8 +200,12 @@ func product() Collection {
 				Attributes: []Attribute{{Name: "orderInGroup", Kind: "int", Sortable: true}}},
 			{Name: "stocks", Target: "Stock", Mean: 1.3, Min: 1, Max: 3, Index: "partitioning",
 				Attributes: []Attribute{{Name: "quantityOnStock", Kind: "decimal", Filterable: true}}},
+			// checkbox parameters are facets, interval parameters feed a histogram (§5.2)
 			{Name: "parameterValues", Target: "ParameterValue", Mean: 10, Max: 60, Index: "filtering", Faceted: true, Group: "Parameter",
-				Reflected: "products", Zipf: 1.1, Attributes: []Attribute{{Name: "variant", Kind: "bool", Filterable: true}}},
+				Reflected: "products", Zipf: 1.1, Attributes: []Attribute{{Name: "variant", Kind: "bool", Filterable: true}},
+				FacetedPartially: "$reference.groupEntity?.attributes['inputWidgetType'] == 'CHECKBOX'",
+				Histogram: &Histogram{Name: "basicUnitValue", Value: "$reference.referencedEntity?.attributes['basicUnitValue'] ?? 0.0",
+					Partially: "$reference.groupEntity?.attributes['inputWidgetType'] == 'INTERVAL'"}},
 			{Name: "tags", Target: "Tag", Mean: 2, Max: 5, Index: "filtering", Faceted: true},
 			{Name: "relatedProducts", Target: "Product", Mean: 2, Max: 20, Index: "filtering", Zipf: 1.1},
 			{Name: "media", Target: "Media", Mean: 1.4, Min: 1, Max: 3, Index: "filtering",

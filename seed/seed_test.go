@@ -3,6 +3,7 @@ package seed_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/warmstat/warmstat/evita"
@@ -110,5 +111,39 @@ func TestSeedIntoRealServer(t *testing.T) {
 				t.Fatalf("%s %d differs between two seeds with the same arguments", ty, ae[ty][i].GetPrimaryKey())
 			}
 		}
+	}
+}
+
+// Every seeded collection reads back through the server's REST API, which validates
+// each entity against its schema as it renders it, and every entity holds as many
+// references of each name as the reference's cardinality allows. (Brand.products,
+// reflected from Product.brand, once inherited ZERO_OR_ONE: the REST API answered every
+// Brand with HTTP 500 "Reference cardinality is: ZERO_OR_ONE but found 31 references".)
+func TestSeededCatalogReadsBackThroughREST(t *testing.T) {
+	srv, c := evitatest.StartREST(t)
+	ctx := context.Background()
+	p := seed.DefaultProfile()
+	const scale = 0.002
+	if _, err := seed.Seed(ctx, c, "shop", p, scale, 3, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := evitatest.RequireRESTDump(t, ctx, srv.Addr, "shop")
+	g := seed.NewGenerator(p, scale, 3)
+	reflected := 0
+	for _, col := range p.Collections {
+		if n := len(d.Entities[col.Name]); n != g.Count(col.Name) {
+			t.Errorf("%s: REST lists %d entities, the profile makes %d", col.Name, n, g.Count(col.Name))
+		}
+		for _, r := range col.References {
+			if r.Reflected != "" {
+				reflected++
+			}
+		}
+	}
+	if reflected == 0 {
+		t.Fatal("the profile has no reflected reference: the test proves nothing")
+	}
+	if v := d.CardinalityViolations(10); len(v) > 0 {
+		t.Fatalf("references that do not fit their cardinality:\n%s", strings.Join(v, "\n"))
 	}
 }

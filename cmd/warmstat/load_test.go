@@ -37,7 +37,7 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 		}
 	}
 	m, err := runfmt.ReadManifest(filepath.Join(runs, "r1", runfmt.ManifestFile))
-	if err != nil || m.Entities != 13 || m.Server.Version == "" || *m.Server.MaxHeapBytes != 1<<30 || m.Machine.Cores == nil {
+	if err != nil || m.Entities != int64(len(evitatest.FixtureEntities())) || m.Server.Version == "" || *m.Server.MaxHeapBytes != 1<<30 || m.Machine.Cores == nil {
 		t.Fatalf("%v %+v", err, m)
 	}
 	// a second load into the same target without --replace-target is refused, nothing written

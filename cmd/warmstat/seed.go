@@ -39,7 +39,9 @@ func seedCommand() *cli.Command {
 				}
 			}
 			if cmd.Bool("print-profile") {
-				return json.NewEncoder(cmd.Root().Writer).Encode(p)
+				enc := json.NewEncoder(cmd.Root().Writer)
+				enc.SetIndent("", "  ") // a file to edit: line numbers in its errors mean something
+				return enc.Encode(p)
 			}
 			if cmd.Float("scale") <= 0 || cmd.Float("scale") > 10 {
 				return fmt.Errorf("--scale must be in (0, 10]")

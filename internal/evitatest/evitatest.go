@@ -169,11 +169,22 @@ var Probe = evita.Probe
 // test ends, and returns it with a connected client.
 func Start(t testing.TB) (*evitaserver.Server, *evita.Client) {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartREST is Start with the server's REST API enabled (see REST).
+func StartREST(t testing.TB) (*evitaserver.Server, *evita.Client) {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, rest bool) (*evitaserver.Server, *evita.Client) {
+	t.Helper()
 	src := Server(t)
 	dir := t.TempDir()
 	ctx := context.Background()
 	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: src, DataDir: filepath.Join(dir, "data"), HeapBytes: 1 << 30,
-		Compress: true, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute})
+		Compress: true, REST: rest, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

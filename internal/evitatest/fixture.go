@@ -64,7 +64,9 @@ const (
 // localized, globally unique attribute; hierarchy; prices; locales and currencies;
 // unique, sortable, filterable and range attributes; associated data; a sortable
 // compound; references with groups, faceting, partitioning, indexed components and
-// reference attributes; and a reflected reference.
+// reference attributes; conditional facets (facetedPartially) and a bucketed histogram
+// with its condition (bucketed, bucketedPartially) over a managed group; and reflected
+// references, one inheriting its facets and one declaring its own conditional facets.
 func FixtureSchema() (*pb.GrpcCatalogSchema, []*pb.GrpcEntitySchema) {
 	cat := &pb.GrpcCatalogSchema{Attributes: map[string]*pb.GrpcGlobalAttributeSchema{
 		"url": {Name: "url", Localized: true, Type: tString, UniqueGloballyInScopes: [][]byte{scoped(live, uniqueInCatalogLocale)},
@@ -109,8 +111,37 @@ func FixtureSchema() (*pb.GrpcCatalogSchema, []*pb.GrpcEntitySchema) {
 				Attributes:              map[string]*pb.GrpcAttributeSchema{"featured": {Name: "featured", SchemaType: 2, Type: tBoolean, FilterableInScopes: []int32{live}}}},
 		},
 	}
-	return cat, []*pb.GrpcEntitySchema{brand, category, product}
+	// conditional facets and bucketed histograms over a grouped reference: checkbox
+	// parameters are facets, interval parameters feed a histogram of their values
+	parameter := &pb.GrpcEntitySchema{Name: "Parameter", Attributes: map[string]*pb.GrpcAttributeSchema{
+		"inputWidgetType": {Name: "inputWidgetType", SchemaType: 1, Type: tString, FilterableInScopes: []int32{live}}}}
+	parameterValue := &pb.GrpcEntitySchema{Name: "ParameterValue", Attributes: map[string]*pb.GrpcAttributeSchema{
+		"basicUnitValue": {Name: "basicUnitValue", SchemaType: 1, Type: tBigDecimal, FilterableInScopes: []int32{live}, IndexedDecimalPlaces: 2}},
+		References: map[string]*pb.GrpcReferenceSchema{
+			// the back side cannot inherit a conditional facet (evitaDB refuses: its paths
+			// point the other way), so it states its own
+			"products": {Name: "products", EntityType: "Product", ReferencedEntityTypeManaged: true, ReflectedReferenceName: wrapperspb.String("parameterValues"),
+				CardinalityInherited: true, DescriptionInherited: true, DeprecationNoticeInherited: true, IndexedInherited: true,
+				FacetedInScopes: []int32{live}, FacetedPartially: [][]byte{evita.ScopedExpression(live, "($reference.referencedEntity?.attributes['priority'] ?? 0) > 25")}},
+		}}
+	product.References["parameterValues"] = &pb.GrpcReferenceSchema{Name: "parameterValues", EntityType: "ParameterValue", ReferencedEntityTypeManaged: true,
+		Cardinality: cardZeroOrMore, GroupType: wrapperspb.String("Parameter"), ReferencedGroupTypeManaged: true,
+		ScopedIndexTypes:        [][]byte{scoped(live, indexForFiltering)},
+		ScopedIndexedComponents: [][]byte{evita.ScopedList(live, evita.ComponentReferencedEntity, evita.ComponentReferencedGroup)},
+		FacetedInScopes:         []int32{live},
+		FacetedPartially:        [][]byte{evita.ScopedExpression(live, "$reference.groupEntity?.attributes['inputWidgetType'] == 'CHECKBOX'")},
+		Bucketed:                [][]byte{evita.ScopedHistogram(live, "basicUnitValue", "$reference.referencedEntity?.attributes['basicUnitValue'] ?? 0.0", "")},
+		BucketedPartially:       [][]byte{evita.ScopedExpression(live, "$reference.groupEntity?.attributes['inputWidgetType'] == 'INTERVAL'")},
+		Attributes:              map[string]*pb.GrpcAttributeSchema{"variant": {Name: "variant", SchemaType: 2, Type: tBoolean, FilterableInScopes: []int32{live}}}}
+	return cat, []*pb.GrpcEntitySchema{brand, category, parameter, parameterValue, product}
 }
+
+// fixtureParameters are the parameter values of the fixture: value pk -> (parameter
+// pk, basicUnitValue); parameter 1 is a checkbox, parameter 2 an interval.
+var fixtureParameters = []struct {
+	pk, parameter int32
+	value         string
+}{{11, 1, "1.50"}, {12, 1, "2.25"}, {21, 2, "10.00"}, {22, 2, "12.50"}}
 
 // Brand is a valid Brand entity of the fixture catalog with primary key pk.
 func Brand(pk int32) *pb.GrpcSealedEntity {
@@ -139,6 +170,12 @@ func FixtureEntities() []*pb.GrpcSealedEntity {
 			e.Parent = wrapperspb.Int32(p)
 		}
 		out = append(out, e)
+	}
+	for i, w := range []string{"CHECKBOX", "INTERVAL"} {
+		out = append(out, &pb.GrpcSealedEntity{EntityType: "Parameter", PrimaryKey: int32(i + 1), GlobalAttributes: map[string][]byte{"inputWidgetType": sv(w)}})
+	}
+	for _, v := range fixtureParameters {
+		out = append(out, &pb.GrpcSealedEntity{EntityType: "ParameterValue", PrimaryKey: v.pk, GlobalAttributes: map[string][]byte{"basicUnitValue": evita.DecimalValue(v.value)}})
 	}
 	dec := func(s string) []byte { return strMsg(s) }
 	for i := int32(1); i <= 6; i++ {
@@ -169,6 +206,14 @@ func FixtureEntities() []*pb.GrpcSealedEntity {
 		for _, c := range []int32{1 + i%4, 1 + (i+1)%4} {
 			e.References = append(e.References, &pb.GrpcReference{ReferenceName: "categories", ReferencedEntityReference: &pb.GrpcEntityReference{EntityType: "Category", PrimaryKey: c},
 				ReferenceCardinality: cardZeroOrMore, GlobalAttributes: map[string][]byte{"featured": bv(c == 1)}})
+		}
+		for _, v := range fixtureParameters { // odd products the first value of each parameter, even ones the second
+			if v.pk%2 == i%2 {
+				e.References = append(e.References, &pb.GrpcReference{ReferenceName: "parameterValues", ReferencedEntityReference: &pb.GrpcEntityReference{EntityType: "ParameterValue", PrimaryKey: v.pk},
+					ReferenceCardinality: cardZeroOrMore,
+					GroupReferenceType:   &pb.GrpcReference_GroupReferencedEntityReference{GroupReferencedEntityReference: &pb.GrpcEntityReference{EntityType: "Parameter", PrimaryKey: v.parameter}},
+					GlobalAttributes:     map[string][]byte{"variant": bv(v.pk > 20)}})
+			}
 		}
 		out = append(out, e)
 	}

@@ -1,0 +1,431 @@
+package seed
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ProfileError is a problem at a known place in a profile. Its Error text is one line:
+// file:line: field: message (the file and line are absent for a built-in profile).
+type ProfileError struct {
+	File  string
+	Line  int    // 1-based; 0 when unknown
+	Field string // JSON path, e.g. collections[3].attributes[2].kind
+	Msg   string
+}
+
+func (e *ProfileError) Error() string {
+	loc := e.File
+	if loc == "" {
+		loc = "profile"
+	}
+	if e.Line > 0 {
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Field == "" {
+		return loc + ": " + e.Msg
+	}
+	return loc + ": " + e.Field + ": " + e.Msg
+}
+
+// LoadProfile reads a JSON profile (same shape as DefaultProfile; see `warmstat seed
+// --print-profile`) and validates all of it: unknown fields, wrong types and every
+// rule of Validate are refused with the file, line and field, before any server is
+// touched.
+func LoadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := walk(dec, data, reflect.TypeFor[Profile](), "", lines); err != nil {
+		var pe *ProfileError
+		if errors.As(err, &pe) {
+			pe.File = path
+			return nil, pe
+		}
+		return nil, &ProfileError{File: path, Line: lineAt(data, dec.InputOffset()), Msg: "invalid JSON: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &ProfileError{File: path, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the profile"}
+	}
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil { // the walk checked shapes; this is a value out of range
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &ProfileError{File: path, Line: lineAt(data, te.Offset), Field: te.Field, Msg: fmt.Sprintf("%s does not fit %s", te.Value, te.Type)}
+		}
+		return nil, &ProfileError{File: path, Msg: err.Error()}
+	}
+	if err := p.Validate(); err != nil {
+		var pe *ProfileError
+		if errors.As(err, &pe) {
+			pe.File, pe.Line = path, lines[pe.Field]
+			for f := pe.Field; pe.Line == 0 && f != ""; f = parent(f) { // a missing field: its object's line
+				pe.Line = lines[f]
+			}
+		}
+		return nil, err
+	}
+	return &p, nil
+}
+
+// walk reads one JSON value of Go type t at path, recording the line of every value
+// and refusing unknown fields and values of the wrong JSON type.
+func walk(dec *json.Decoder, data []byte, t reflect.Type, path string, lines map[string]int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	line := lineAt(data, dec.InputOffset())
+	lines[path] = line
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bad := func(got string) error {
+		return &ProfileError{Line: line, Field: path, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(t), got)}
+	}
+	switch tok := tok.(type) {
+	case json.Delim:
+		switch tok {
+		case '{':
+			if t.Kind() != reflect.Struct {
+				return bad("an object")
+			}
+			fields := jsonFields(t)
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key := kt.(string)
+				ft, ok := fields[key]
+				at := join(path, key)
+				if !ok {
+					return &ProfileError{Line: lineAt(data, dec.InputOffset()), Field: at,
+						Msg: "unknown field (known: " + strings.Join(sortedNames(fields), ", ") + ")"}
+				}
+				if err := walk(dec, data, ft, at, lines); err != nil {
+					return err
+				}
+			}
+		case '[':
+			if t.Kind() != reflect.Slice {
+				return bad("an array")
+			}
+			for i := 0; dec.More(); i++ {
+				if err := walk(dec, data, t.Elem(), path+"["+strconv.Itoa(i)+"]", lines); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := dec.Token() // the closing delimiter
+		return err
+	case string:
+		if t.Kind() != reflect.String {
+			return bad(strconv.Quote(tok))
+		}
+	case json.Number:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int64:
+			if _, err := strconv.ParseInt(tok.String(), 10, 64); err != nil {
+				return bad(tok.String())
+			}
+		case reflect.Float64:
+		default:
+			return bad(tok.String())
+		}
+	case bool:
+		if t.Kind() != reflect.Bool {
+			return bad(strconv.FormatBool(tok))
+		}
+	case nil:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Struct {
+			return bad("null")
+		}
+	}
+	return nil
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return t.String()
+}
+
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			out[name] = f.Type
+		}
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// parent is the enclosing path: a.b[2].c -> a.b[2] -> a.b -> a.
+func parent(path string) string {
+	if strings.HasSuffix(path, "]") {
+		return path[:strings.LastIndexByte(path, '[')]
+	}
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+// ---- semantic rules
+
+var (
+	kinds         = []string{"string", "text", "int", "long", "bool", "decimal", "datetime", "range"}
+	cardinalities = []string{"zero-or-one", "exactly-one", "zero-or-more", "one-or-more"}
+	indexes       = []string{"filtering", "partitioning"}
+	identifier    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+	languageTag   = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
+	currencyCode  = regexp.MustCompile(`^[A-Z]{3}$`)
+)
+
+type checker struct{ err *ProfileError }
+
+// fail records the first problem only: one line, the first place to fix.
+func (c *checker) fail(field, format string, args ...any) {
+	if c.err == nil {
+		c.err = &ProfileError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v) }
+
+// Validate checks everything seeding relies on, so that a profile is refused before a
+// catalog is created: names, kinds, cardinalities against the generated counts,
+// index levels, targets and groups, reflected references, shares and sizes.
+// Expressions (conditional facets, histograms) are only checked for presence: their
+// language is the server's, which judges them when the schema is created, before any
+// entity is written.
+func (p *Profile) Validate() error {
+	var c checker
+	if len(p.Locales) == 0 {
+		c.fail("locales", "at least one locale is needed")
+	}
+	for i, l := range p.Locales {
+		if !languageTag.MatchString(l) || slices.Index(p.Locales, l) != i {
+			c.fail(fmt.Sprintf("locales[%d]", i), "%q is not a language tag, or repeats one", l)
+		}
+	}
+	for i, cur := range p.Currencies {
+		if !currencyCode.MatchString(cur) || slices.Index(p.Currencies, cur) != i {
+			c.fail(fmt.Sprintf("currencies[%d]", i), "%q is not a three-letter currency code, or repeats one", cur)
+		}
+	}
+	if len(p.Collections) == 0 {
+		c.fail("collections", "no collections")
+	}
+	names := map[string]bool{}
+	for i, col := range p.Collections {
+		at := fmt.Sprintf("collections[%d]", i)
+		switch {
+		case !identifier.MatchString(col.Name):
+			c.fail(at+".name", "%q is not a collection name (letters and digits, starting with a letter)", col.Name)
+		case names[col.Name]:
+			c.fail(at+".name", "collection %s is defined twice", col.Name)
+		case col.Count < 1:
+			c.fail(at+".count", "%s: count %d; a collection has at least one entity at scale 1", col.Name, col.Count)
+		}
+		names[col.Name] = true
+	}
+	reflected := map[string]map[string]string{} // target collection -> reflected name -> owner
+	for i, col := range p.Collections {
+		at := fmt.Sprintf("collections[%d]", i)
+		p.checkAttributes(&c, at+".attributes", col.Name, col.Attributes, false)
+		seenData := map[string]bool{}
+		for k, d := range col.AssociatedData {
+			dat := fmt.Sprintf("%s.associated_data[%d]", at, k)
+			switch {
+			case !identifier.MatchString(d.Name) || seenData[d.Name]:
+				c.fail(dat+".name", "%s: %q is not a name, or repeats one", col.Name, d.Name)
+			case d.MedianBytes < 1 || d.P95Bytes < d.MedianBytes || d.MaxBytes < d.MedianBytes:
+				c.fail(dat, "%s.%s: sizes need 1 <= median_bytes <= p95_bytes and median_bytes <= max_bytes (got %d, %d, %d)",
+					col.Name, d.Name, d.MedianBytes, d.P95Bytes, d.MaxBytes)
+			}
+			seenData[d.Name] = true
+		}
+		if pr := col.Prices; pr != nil {
+			pat := at + ".prices"
+			switch {
+			case len(p.Currencies) == 0:
+				c.fail("currencies", "%s has prices but the profile names no currency", col.Name)
+			case pr.Mean <= 0 || pr.Max < 1:
+				c.fail(pat, "%s: prices need mean > 0 and max >= 1", col.Name)
+			case pr.Lists < 1:
+				c.fail(pat+".lists", "%s: at least one price list", col.Name)
+			case !share(pr.IndexedShare) || !share(pr.ValidityShare) || !share(pr.InnerRecordShare):
+				c.fail(pat, "%s: shares must lie in [0, 1]", col.Name)
+			}
+		}
+		refNames := map[string]bool{}
+		for k, r := range col.References {
+			p.checkReference(&c, fmt.Sprintf("%s.references[%d]", at, k), col, r, names, refNames, reflected)
+		}
+	}
+	for target, refl := range reflected { // a reflected name must not shadow the target's own reference
+		for name, owner := range refl {
+			for i, col := range p.Collections {
+				if col.Name != target {
+					continue
+				}
+				for k, r := range col.References {
+					if r.Name == name {
+						c.fail(fmt.Sprintf("collections[%d].references[%d].name", i, k), "%s.%s is also the reflection of %s", target, name, owner)
+					}
+				}
+			}
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+func share(v float64) bool { return v >= 0 && v <= 1 }
+
+func (p *Profile) checkAttributes(c *checker, at, owner string, attrs []Attribute, onReference bool) {
+	seen := map[string]bool{}
+	for i, a := range attrs {
+		aat := fmt.Sprintf("%s[%d]", at, i)
+		switch {
+		case !identifier.MatchString(a.Name) || seen[a.Name]:
+			c.fail(aat+".name", "%s: %q is not an attribute name, or repeats one", owner, a.Name)
+		case !oneOf(a.Kind, kinds):
+			c.fail(aat+".kind", "%s.%s: unknown kind %q (one of %s)", owner, a.Name, a.Kind, strings.Join(kinds, ", "))
+		case !share(a.Share):
+			c.fail(aat+".share", "%s.%s: share %g is not in [0, 1] (0 means every entity)", owner, a.Name, a.Share)
+		case a.Length < 0:
+			c.fail(aat+".length", "%s.%s: negative length", owner, a.Name)
+		case a.Localized && len(p.Locales) == 0:
+			c.fail(aat+".localized", "%s.%s is localized, but the profile has no locales", owner, a.Name)
+		case (a.Unique || a.Global) && onReference:
+			c.fail(aat, "%s.%s: reference attributes cannot be unique or global", owner, a.Name)
+		case a.Unique && a.Kind != "string":
+			c.fail(aat+".unique", "%s.%s: only string attributes can be unique (the generator derives them from the primary key)", owner, a.Name)
+		case a.Global && (a.Kind != "string" || !a.Localized || a.Filterable || a.Sortable):
+			c.fail(aat+".global", "%s.%s: a global attribute is the catalog's localized, unique string (not filterable or sortable itself)", owner, a.Name)
+		case a.Sortable && a.Kind == "range":
+			c.fail(aat+".sortable", "%s.%s: a range cannot be sortable", owner, a.Name)
+		case len(a.Values) > 0 && a.Kind != "string":
+			c.fail(aat+".values", "%s.%s: values are for string attributes", owner, a.Name)
+		case len(a.Weights) > 0 && len(a.Weights) != len(a.Values):
+			c.fail(aat+".weights", "%s.%s: %d weights for %d values", owner, a.Name, len(a.Weights), len(a.Values))
+		}
+		for k, w := range a.Weights {
+			if w <= 0 {
+				c.fail(fmt.Sprintf("%s.weights[%d]", aat, k), "%s.%s: weights must be positive", owner, a.Name)
+			}
+		}
+		seen[a.Name] = true
+	}
+}
+
+func (p *Profile) checkReference(c *checker, at string, col Collection, r Reference, names, refNames map[string]bool, reflected map[string]map[string]string) {
+	who := col.Name + "." + r.Name
+	card := r.Cardinality
+	if card == "" {
+		card = "zero-or-more"
+	}
+	switch {
+	case !identifier.MatchString(r.Name) || refNames[r.Name]:
+		c.fail(at+".name", "%s: %q is not a reference name, or repeats one", col.Name, r.Name)
+	case !identifier.MatchString(r.Target):
+		c.fail(at+".target", "%s: %q is not an entity type", who, r.Target)
+	case !oneOf(card, cardinalities):
+		c.fail(at+".cardinality", "%s: unknown cardinality %q (one of %s)", who, r.Cardinality, strings.Join(cardinalities, ", "))
+	case r.Index != "" && !oneOf(r.Index, indexes):
+		c.fail(at+".index", "%s: unknown index %q (filtering, partitioning, or absent for none)", who, r.Index)
+	case r.Min < 0 || r.Max < 1 || r.Max < r.Min:
+		c.fail(at, "%s: needs 0 <= min <= max and max >= 1 (got min %d, max %d)", who, r.Min, r.Max)
+	case r.Mean < 0 || r.Mean > float64(r.Max):
+		c.fail(at+".mean", "%s: mean %g outside [0, max %d]", who, r.Mean, r.Max)
+	case (card == "zero-or-one" || card == "exactly-one") && r.Max > 1:
+		c.fail(at+".max", "%s: cardinality %s allows one reference per entity, max is %d", who, card, r.Max)
+	case (card == "exactly-one" || card == "one-or-more") && r.Min < 1:
+		c.fail(at+".min", "%s: cardinality %s needs min >= 1", who, card)
+	case r.Zipf < 0:
+		c.fail(at+".zipf", "%s: negative zipf", who)
+	case r.Group != "" && !names[r.Group]:
+		c.fail(at+".group", "%s groups by %q, which is not a collection", who, r.Group)
+	case r.Faceted && r.Index == "":
+		c.fail(at+".faceted", "%s: a faceted reference must be indexed", who)
+	case r.FacetedPartially != "" && !r.Faceted:
+		c.fail(at+".faceted_partially", "%s: conditional facets need faceted", who)
+	case r.Histogram != nil && r.Index == "":
+		c.fail(at+".histogram", "%s: a bucketed histogram needs an indexed reference", who)
+	case r.Histogram != nil && (!identifier.MatchString(r.Histogram.Name) || r.Histogram.Value == ""):
+		c.fail(at+".histogram", "%s: a histogram needs a name (letters and digits) and a value expression", who)
+	case r.Reflected != "" && !names[r.Target]:
+		c.fail(at+".reflected", "%s reflects into %q, which is not a collection", who, r.Target)
+	case r.Reflected != "" && r.Index == "":
+		c.fail(at+".reflected", "%s: a reflected reference needs an indexed original", who)
+	case r.Reflected != "" && !identifier.MatchString(r.Reflected):
+		c.fail(at+".reflected", "%s: %q is not a reference name", who, r.Reflected)
+	case r.ReflectedIndex != "" && r.ReflectedIndex != "none" && !oneOf(r.ReflectedIndex, indexes):
+		c.fail(at+".reflected_index", "%s: unknown reflected_index %q (filtering, partitioning, none, or absent to inherit)", who, r.ReflectedIndex)
+	case r.ReflectedIndex != "" && r.Reflected == "":
+		c.fail(at+".reflected_index", "%s: reflected_index without reflected", who)
+	}
+	if r.Reflected != "" {
+		if reflected[r.Target] == nil {
+			reflected[r.Target] = map[string]string{}
+		}
+		if prev, dup := reflected[r.Target][r.Reflected]; dup {
+			c.fail(at+".reflected", "%s.%s already reflects %s", r.Target, r.Reflected, prev)
+		}
+		reflected[r.Target][r.Reflected] = who
+	}
+	p.checkAttributes(c, at+".attributes", who, r.Attributes, true)
+	refNames[r.Name] = true
+}
