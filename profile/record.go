@@ -258,9 +258,6 @@ func (r *Recorder) Record() *runfmt.WriterProfile {
 	if r.profiler() == runfmt.ProfilerAsync {
 		w.Version = r.o.Artifact.Version
 	}
-	if c, ok := measuredCost(w); ok {
-		w.Cost.LoadWallPct, w.Cost.Measured = &c.pct, c.how
-	}
 	return w
 }
 
@@ -293,6 +290,9 @@ func (r *Recorder) Finish(runDir string) *runfmt.WriterProfile {
 		}
 		w.Phases = append(w.Phases, p)
 		r.applySettings(w, settings)
+	}
+	if c, ok := measuredCost(w); ok { // known once the recording has named its engine
+		w.Cost.LoadWallPct, w.Cost.Measured = &c.pct, c.how
 	}
 	if w.Version == "" {
 		if v, err := jvmVersion(r.o.Java); err == nil {
