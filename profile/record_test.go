@@ -81,7 +81,7 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 					t.Fatalf("no %s phase: %+v", phase, w.Phases)
 				}
 				for _, f := range ph.Files() {
-					if st, err := os.Stat(filepath.Join(out, f)); err != nil || (st.Size() == 0 && !strings.HasSuffix(f, ".collapsed")) {
+					if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 						t.Fatalf("%s: %v", f, err)
 					}
 				}
