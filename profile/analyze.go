@@ -112,6 +112,7 @@ func sums(p *profile.Profile) frameSums {
 	vi := len(p.SampleType) - 1
 	s := frameSums{self: map[string]int64{}, total: map[string]int64{}, value: p.SampleType[vi].Type, unit: p.SampleType[vi].Unit}
 	seen := map[string]bool{}
+	names := map[*profile.Function]string{} // normalised once per function
 	for _, smp := range p.Sample {
 		v := smp.Value[vi]
 		s.all += v
@@ -123,7 +124,11 @@ func sums(p *profile.Profile) frameSums {
 			for j, ln := range loc.Line {
 				name := "?"
 				if ln.Function != nil {
-					name = ln.Function.Name
+					var ok bool
+					if name, ok = names[ln.Function]; !ok {
+						name = normalizeName(ln.Function.Name)
+						names[ln.Function] = name
+					}
 				}
 				if i == 0 && j == 0 {
 					s.self[name] += v

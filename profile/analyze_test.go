@@ -72,6 +72,24 @@ func TestCollapsedToPprof(t *testing.T) {
 	}
 }
 
+// Generated class names lose what differs from JVM to JVM.
+func TestGeneratedNamesNormalised(t *testing.T) {
+	for in, want := range map[string]string{
+		"com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda$1012.apply":                "com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda.apply",
+		"a.B$$Lambda$77/0x0000000800c4b440.run":                                                      "a.B$$Lambda.run",
+		"a.B$$Lambda/0x00007f0a1c0d2a48.accept":                                                      "a.B$$Lambda.accept",
+		"jdk.internal.reflect.GeneratedMethodAccessor123.invoke":                                     "jdk.internal.reflect.GeneratedMethodAccessor.invoke",
+		"com.sun.proxy.$Proxy42.get":                                                                 "com.sun.proxy.$Proxy.get",
+		"java.lang.invoke.LambdaForm$MH/0x0000000800d0c800.invoke":                                   "java.lang.invoke.LambdaForm$MH.invoke",
+		"io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches": "io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches",
+		"/usr/lib/x86_64-linux-gnu/libz.so.1.2.13":                                                   "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13",
+	} {
+		if got, _ := frameName(in + "_[j]"); got != want {
+			t.Errorf("%s -> %s, want %s", in, got, want)
+		}
+	}
+}
+
 // A folded-stack file that is not one is refused where it stands.
 func TestCollapsedErrors(t *testing.T) {
 	dir := t.TempDir()

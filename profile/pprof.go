@@ -46,7 +46,29 @@ var annotation = regexp.MustCompile(`_\[[a-z0-9]\]$`)
 // frameName is a folded frame's function name and whether it is a kernel frame.
 func frameName(f string) (string, bool) {
 	kernel := strings.HasSuffix(f, "_[k]")
-	return annotation.ReplaceAllString(f, ""), kernel
+	return normalizeName(annotation.ReplaceAllString(f, "")), kernel
+}
+
+// generated are the parts of generated class names that differ from JVM to JVM
+// (lambda and proxy numbers, hidden-class addresses): without them the same code has
+// the same name in every run, so two builds' profiles line up.
+var generated = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\$\$Lambda\$?[0-9]*(/0x[0-9a-f]+)?`), "$$$$Lambda"},
+	{regexp.MustCompile(`(GeneratedMethodAccessor|GeneratedConstructorAccessor|\$Proxy)[0-9]+`), "$1"},
+	{regexp.MustCompile(`/0x[0-9a-f]+`), ""},
+}
+
+func normalizeName(n string) string {
+	if !strings.ContainsAny(n, "$/") && !strings.Contains(n, "Generated") {
+		return n
+	}
+	for _, g := range generated {
+		n = g.re.ReplaceAllString(n, g.with)
+	}
+	return n
 }
 
 // readCollapsed reads folded stacks ("root;...;leaf N" per line) into stack -> N.

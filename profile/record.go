@@ -2,9 +2,11 @@ package profile
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,9 +260,6 @@ func (r *Recorder) Record() *runfmt.WriterProfile {
 	if r.profiler() == runfmt.ProfilerAsync {
 		w.Version = r.o.Artifact.Version
 	}
-	if c, ok := measuredCost(w); ok {
-		w.Cost.LoadWallPct, w.Cost.Measured = &c.pct, c.how
-	}
 	return w
 }
 
@@ -268,7 +267,7 @@ func (r *Recorder) Record() *runfmt.WriterProfile {
 const ProfileDir = "profile"
 
 // Finish turns each window's recording into the run directory's profile files
-// (runDir/profile/<phase>.{jfr,html,collapsed,pb.gz}) and returns the record for the
+// (runDir/profile/<phase>.{jfr,html,collapsed.gz,pb.gz}) and returns the record for the
 // manifest. It runs after the writer has stopped, so no conversion competes with the
 // measurement. A phase that cannot be converted is named in the record's Error.
 func (r *Recorder) Finish(runDir string) *runfmt.WriterProfile {
@@ -293,6 +292,9 @@ func (r *Recorder) Finish(runDir string) *runfmt.WriterProfile {
 		}
 		w.Phases = append(w.Phases, p)
 		r.applySettings(w, settings)
+	}
+	if c, ok := measuredCost(w); ok { // known once the recording has named its engine
+		w.Cost.LoadWallPct, w.Cost.Measured = &c.pct, c.how
 	}
 	if w.Version == "" {
 		if v, err := jvmVersion(r.o.Java); err == nil {
@@ -377,7 +379,7 @@ func jvmVersion(java string) (string, error) {
 // convert writes one phase's files and reads back its totals.
 func (r *Recorder) convert(phase, dir string) (runfmt.ProfilePhase, map[string]string, error) {
 	p := runfmt.ProfilePhase{Name: phase, Recording: ProfileDir + "/" + phase + ".jfr", FlameGraph: ProfileDir + "/" + phase + ".html",
-		Pprof: ProfileDir + "/" + phase + ".pb.gz", Collapsed: ProfileDir + "/" + phase + ".collapsed"}
+		Pprof: ProfileDir + "/" + phase + ".pb.gz", Collapsed: ProfileDir + "/" + phase + ".collapsed.gz"}
 	runDir := filepath.Dir(dir)
 	src := r.recording(phase)
 	if st, err := os.Stat(src); err != nil || st.Size() == 0 {
@@ -396,19 +398,22 @@ func (r *Recorder) convert(phase, dir string) (runfmt.ProfilePhase, map[string]s
 	if err := r.jfrconv(src, filepath.Join(runDir, p.FlameGraph), kind.flag, total, "--title", title); err != nil {
 		return p, nil, err
 	}
-	if err := r.jfrconv(src, filepath.Join(runDir, p.Collapsed), kind.flag, total); err != nil {
+	folded := filepath.Join(r.o.WorkDir, phase+".collapsed")
+	if err := r.jfrconv(src, folded, kind.flag, total); err != nil {
 		return p, nil, err
 	}
-	counts := filepath.Join(r.o.WorkDir, phase+".counts.collapsed")
+	counts := folded
 	if total {
+		counts = filepath.Join(r.o.WorkDir, phase+".counts.collapsed")
 		if err := r.jfrconv(src, counts, kind.flag, false); err != nil {
 			return p, nil, err
 		}
-	} else {
-		counts = filepath.Join(runDir, p.Collapsed)
 	}
-	prof, samples, value, err := buildPprof(filepath.Join(runDir, p.Collapsed), counts, kind, r.o.Interval, phase)
+	prof, samples, value, err := buildPprof(folded, counts, kind, r.o.Interval, phase)
 	if err != nil {
+		return p, nil, err
+	}
+	if err := gzipFile(folded, filepath.Join(runDir, p.Collapsed)); err != nil { // deep stacks: tens of MB as text
 		return p, nil, err
 	}
 	if err := writePprof(filepath.Join(runDir, p.Pprof), prof); err != nil {
@@ -434,6 +439,22 @@ func (r *Recorder) jfrconv(in, out, flag string, total bool, extra ...string) er
 		return fmt.Errorf("converting %s to %s: %v: %s", filepath.Base(in), filepath.Base(out), err, firstLine(stderr.String()))
 	}
 	return nil
+}
+
+// gzipFile writes from, gzipped, to to (zcat feeds it to flamegraph.pl or speedscope).
+func gzipFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return runfmt.WriteFileAtomic(to, func(w io.Writer) error {
+		zw := gzip.NewWriter(w)
+		if _, err := io.Copy(zw, in); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 }
 
 func copyFile(from, to string) error {

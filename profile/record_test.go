@@ -62,6 +62,10 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 			if mode == "cpu" && w.Engine == "" {
 				t.Fatalf("the CPU engine used is not recorded: %+v", w)
 			}
+			// the measured cost is given for the setting measured (cpu, perf events, 10ms) only
+			if measured := mode == "cpu" && w.Engine == "perf_events"; measured != (w.Cost.LoadWallPct != nil && w.Cost.Measured != "") {
+				t.Fatalf("measured cost of %s: %+v", w.Describe(), w.Cost)
+			}
 			if mode == "jfr" && (w.Profiler != runfmt.ProfilerJFR || w.Event != "jdk.ExecutionSample") {
 				t.Fatalf("jfr: %+v", w)
 			}
@@ -77,7 +81,7 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 					t.Fatalf("no %s phase: %+v", phase, w.Phases)
 				}
 				for _, f := range ph.Files() {
-					if st, err := os.Stat(filepath.Join(out, f)); err != nil || (st.Size() == 0 && !strings.HasSuffix(f, ".collapsed")) {
+					if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 						t.Fatalf("%s: %v", f, err)
 					}
 				}
@@ -168,7 +172,8 @@ func TestCPUProfileFallsBackWithoutPerfEvents(t *testing.T) {
 	run := filepath.Join(tmp, "run")
 	os.MkdirAll(run, 0o755)
 	w := rec.Finish(run)
-	if w.Error != "" || w.Event != "cpu" || (w.Engine != "ctimer" && w.Engine != "itimer") || len(w.Phases) != 1 || w.Phases[0].Samples == 0 {
+	if w.Error != "" || w.Event != "cpu" || (w.Engine != "ctimer" && w.Engine != "itimer") || len(w.Phases) != 1 || w.Phases[0].Samples == 0 ||
+		w.Cost.LoadWallPct != nil { // perf events' measured cost is not a timer's
 		t.Fatalf("without perf events: %+v", w)
 	}
 }

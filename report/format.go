@@ -1,5 +1,5 @@
-// Package report presents analyze results: aligned text for people, JSON and CSV for
-// automation, markdown for docs and PRs, and plots. It computes no statistic: every
+// Package report presents analyze results (and profile's, for writer profiles): aligned
+// text for people, JSON and CSV for automation, markdown for docs and PRs, and plots. It computes no statistic: every
 // figure it shows comes from analyze; it only formats, orders and labels them.
 package report
 

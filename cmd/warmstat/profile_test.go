@@ -38,7 +38,7 @@ func TestProfileTwoRealBuilds(t *testing.T) {
 	load("b", newer.Ref, profiled...)
 	load("u", newer.Ref)
 
-	out, stderr, code := runCLI(t, "profile", "--top", "5", "runs/a")
+	out, stderr, code := runCLI(t, "profile", "--top", "200", "runs/a")
 	if code != 0 || !strings.Contains(out, "load: ") || !strings.Contains(out, "goLive: ") || !strings.Contains(out, "hottest by self:") ||
 		!strings.Contains(out, "io.evitadb.") || !strings.Contains(out, "async-profiler cpu") {
 		t.Fatalf("profile: %d\n%s\n%s", code, out, stderr)
