@@ -131,8 +131,12 @@ func (r *Recorder) JVMOptions() []string {
 	return []string{"-agentpath:" + r.o.Artifact.Lib}
 }
 
-// Attach names the JVM to profile (the writer, once it answers).
+// Attach names the JVM to profile (the writer, once it answers). A Recorder profiles
+// one run: a series makes one per run (New).
 func (r *Recorder) Attach(pid int) error {
+	if r.pid != 0 {
+		return fmt.Errorf("profile: this recorder already profiled JVM %d (one recorder per run)", r.pid)
+	}
 	if err := os.MkdirAll(r.o.WorkDir, 0o755); err != nil {
 		return err
 	}
