@@ -20,9 +20,9 @@ type SpawnConfig struct {
 	Pristine   string             // parent of <Catalog>/, a stopped server's storage (only ever read)
 	Catalog    string
 	WorkDir    string // ours: absent, empty or carrying warmstat's marker
-	ServerHeap int64
-	ReaderHeap int64
-	Compress   bool
+	ServerHeap int64  // 0: chosen from the snapshot's metadata
+	ReaderHeap int64  // 0: chosen from the snapshot's metadata
+	Compress   bool   // the writer's storage.compress (the reader follows the snapshot's)
 	Probe      func(ctx context.Context, addr string) error
 }
 
@@ -32,6 +32,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	pristine := filepath.Join(sc.Pristine, sc.Catalog)
 	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
+	}
+	snap, err := snapshotSettings(&sc)
+	if err != nil {
+		return nil, err
 	}
 	m, err := evitaserver.ReadMachine()
 	if err != nil {
@@ -55,7 +59,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		err = errors.Join(err, cerr)
 	}()
 	reader, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, "reader"),
-		HeapBytes: sc.ReaderHeap, Compress: sc.Compress, Probe: sc.Probe, Catalogs: map[string]string{sc.Catalog: pristine}})
+		HeapBytes: sc.ReaderHeap, Compress: snap.StorageCompress, Probe: sc.Probe, Catalogs: map[string]string{sc.Catalog: pristine}})
 	if err != nil {
 		return nil, fmt.Errorf("reader server: %w", err)
 	}

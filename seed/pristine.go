@@ -2,8 +2,12 @@ package seed
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,16 +16,37 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 )
 
-// Pristine seeds a catalog on a server of its own and leaves dir/<catalog>/ as a
-// pristine snapshot for `warmstat load --pristine dir`. dir follows the ownership rule
-// (absent, empty or warmstat's); the server's working directory is removed afterwards.
-func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog string, heap int64, p *Profile, scale float64, seed uint64,
-	probe func(context.Context, string) error) (*Stats, error) {
-	if err := evitaserver.PrepareDataDir(dir); err != nil {
+// PristineConfig is the server Pristine starts for itself and where the snapshot goes.
+type PristineConfig struct {
+	Server  evitaserver.Source
+	Dir     string // the snapshot: Dir/<Catalog>/ and its metadata Dir/<Catalog>.snapshot.json
+	Catalog string
+	Heap    int64 // the seeding server's heap
+	// Compress is the snapshot's storage.compress: recorded in its metadata, and a
+	// server opening the snapshot must use the same (evitaDB cannot read compressed
+	// records with compression off).
+	Compress bool
+	Probe    func(context.Context, string) error
+}
+
+// Pristine seeds a catalog on a server of its own and leaves Dir/<catalog>/ as a
+// pristine snapshot for `warmstat load --pristine Dir`, with its metadata beside it:
+// the server build, storage.compress, the seed arguments, the entity counts and the
+// catalog's live heap. Dir follows the ownership rule (absent, empty or warmstat's);
+// the server's working directory is removed afterwards. The profile is validated and
+// the heap checked before anything starts.
+func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64, seed uint64) (*Stats, error) {
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	work := dir + ".seeding"
-	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: server, DataDir: work, HeapBytes: heap, Compress: true, Probe: probe})
+	if err := checkHeap("seeding server", pc.Heap, p, scale); err != nil {
+		return nil, err
+	}
+	if err := evitaserver.PrepareDataDir(pc.Dir); err != nil {
+		return nil, err
+	}
+	work := pc.Dir + ".seeding"
+	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: pc.Server, DataDir: work, HeapBytes: pc.Heap, Compress: pc.Compress, Probe: pc.Probe})
 	if err != nil {
 		return nil, err
 	}
@@ -30,17 +55,45 @@ func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog strin
 		srv.Stop(time.Minute)
 		return nil, err
 	}
-	st, err := Seed(ctx, c, catalog, p, scale, seed, false, nil)
+	st, err := Seed(ctx, c, pc.Catalog, p, scale, seed, false, nil)
 	c.Close()
+	var info *evitaserver.Snapshot
+	if err == nil {
+		info = snapshotInfo(ctx, srv, pc, p, scale, seed, st)
+		st.LiveHeapBytes = info.LiveHeapBytes
+	}
 	if serr := srv.Stop(2 * time.Minute); serr != nil { // flushed and closed before it is copied
 		err = errors.Join(err, serr)
 	}
 	if err == nil {
-		err = evitaserver.CopyTree(filepath.Join(work, "storage", catalog), filepath.Join(dir, catalog))
+		err = evitaserver.CopyTree(filepath.Join(work, "storage", pc.Catalog), filepath.Join(pc.Dir, pc.Catalog))
+	}
+	if err == nil {
+		err = evitaserver.WriteSnapshot(pc.Dir, info)
 	}
 	if rerr := os.RemoveAll(work); rerr != nil { // created by Start above, carries our marker
 		err = errors.Join(err, fmt.Errorf("removing %s: %w", work, rerr))
 	}
 	os.RemoveAll(work + "-logs")
 	return st, err
+}
+
+// snapshotInfo describes the seeded catalog while its server still runs: the live heap
+// is measured now (null, not an error, when the JVM cannot be asked).
+func snapshotInfo(ctx context.Context, srv *evitaserver.Server, pc PristineConfig, p *Profile, scale float64, seed uint64, st *Stats) *evitaserver.Snapshot {
+	build, _ := srv.Record()
+	info := &evitaserver.Snapshot{Catalog: pc.Catalog, Created: time.Now().UTC().Truncate(time.Second), Server: build,
+		StorageCompress: pc.Compress, Entities: st.Entities, Counts: maps.Clone(st.Counts),
+		Seed: &evitaserver.SnapshotSeed{Scale: scale, Seed: seed, ProfileSHA256: p.Digest()}}
+	if live, err := srv.LiveHeap(ctx); err == nil {
+		info.LiveHeapBytes = &live
+	}
+	return info
+}
+
+// Digest identifies a profile's content (its JSON form).
+func (p *Profile) Digest() string {
+	b, _ := json.Marshal(p)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

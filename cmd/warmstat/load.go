@@ -26,7 +26,9 @@ func loadCommand() *cli.Command {
 		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
 		Description: "Spawn mode (the default a user runs): --pristine DIR --catalog NAME [--evita-version V | --classpath CP]\n" +
 			"starts a reader server on a disposable copy of DIR/NAME (in --work, never writing DIR, whose checksum is\n" +
-			"verified after the run) and a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx) and GC logs,\n" +
+			"verified after the run; the reader opens it with the storage.compress recorded in DIR/NAME.snapshot.json) and\n" +
+			"a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx; by default 23 GB × the snapshot's scale\n" +
+			"+ 1 GB, and never below its measured need) and GC logs,\n" +
 			"and tears both down; the writer's GC pauses go into the manifest.\n" +
 			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
 			"running servers (plaintext gRPC). Writes --out (entities.csv as upserts complete, manifest.json at the end),\n" +
@@ -117,6 +119,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		res, loadErr = loader.Spawn(ctx, sc, c)
+		loadErr = spawnHint(loadErr)
 	} else {
 		if cmd.String("source-catalog") == "" {
 			return fmt.Errorf("attach mode needs --source-catalog")
@@ -183,14 +186,27 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 	if cond.compress != nil {
 		sc.Compress = *cond.compress
 	}
-	if cond.serverHeap == nil {
-		return sc, fmt.Errorf("spawn mode needs --server-heap (the writer's heap is pinned and recorded)")
+	if cond.serverHeap != nil { // not given: chosen from the snapshot's metadata
+		sc.ServerHeap = *cond.serverHeap
 	}
-	if cond.readerHeap == nil {
-		return sc, fmt.Errorf("spawn mode needs --reader-heap")
+	if cond.readerHeap != nil {
+		sc.ReaderHeap = *cond.readerHeap
 	}
-	sc.ServerHeap, sc.ReaderHeap = *cond.serverHeap, *cond.readerHeap
 	src, err := serverSource(cmd, "spawn mode")
 	sc.Server = src
 	return sc, err
+}
+
+// spawnHint adds the flag that fixes a spawn-mode refusal.
+func spawnHint(err error) error {
+	var he *evitaserver.HeapError
+	switch {
+	case errors.As(err, &he) && he.Server == "reader":
+		return fmt.Errorf("%w: give --reader-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+	case errors.As(err, &he):
+		return fmt.Errorf("%w: give --server-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+	case errors.Is(err, evitaserver.ErrNoSnapshotInfo):
+		return fmt.Errorf("%w: make the snapshot with warmstat seed --pristine, which records its storage settings", err)
+	}
+	return err
 }
