@@ -1,13 +1,20 @@
 package evitaserver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // Checksum digests a directory tree (relative paths, modes and contents), so that a
@@ -69,4 +76,96 @@ func CopyTree(from, to string) error {
 		}
 		return fmt.Errorf("%s: not a regular file or directory; refusing to copy it", p)
 	})
+}
+
+// SnapshotSchema names the format of a snapshot's metadata file.
+const SnapshotSchema = "warmstat.snapshot/v1"
+
+// Snapshot describes a pristine snapshot, DIR/<catalog>/: the metadata file
+// DIR/<catalog>.snapshot.json beside it. A server opening the snapshot must use its
+// storage settings (a compressed snapshot cannot be read with compression off), and the
+// heap a server needs to hold it follows from its measured live heap.
+type Snapshot struct {
+	Schema          string              `json:"schema"`
+	Catalog         string              `json:"catalog"`
+	Created         time.Time           `json:"created"`
+	Server          *runfmt.ServerBuild `json:"server"` // the build that wrote it
+	StorageCompress bool                `json:"storage_compress"`
+	Entities        int                 `json:"entities"`
+	Counts          map[string]int      `json:"counts"`
+	// Seed is how warmstat seed made it (null for a snapshot made otherwise).
+	Seed *SnapshotSeed `json:"seed"`
+	// LiveHeapBytes is the writing server's used heap after a full collection, with the
+	// catalog ALIVE: what holding this catalog costs. Null when it could not be measured.
+	LiveHeapBytes *int64 `json:"live_heap_bytes"`
+}
+
+// SnapshotSeed are the seed arguments that reproduce a snapshot's content.
+type SnapshotSeed struct {
+	Scale         float64 `json:"scale"`
+	Seed          uint64  `json:"seed"`
+	ProfileSHA256 string  `json:"profile_sha256"`
+}
+
+// SnapshotFile is where a snapshot's metadata lies.
+func SnapshotFile(dir, catalog string) string { return filepath.Join(dir, catalog+".snapshot.json") }
+
+// WriteSnapshot writes s beside its catalog directory in dir.
+func WriteSnapshot(dir string, s *Snapshot) error {
+	s.Schema = SnapshotSchema
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(SnapshotFile(dir, s.Catalog), append(b, '\n'), 0o644)
+}
+
+// ErrNoSnapshotInfo: the snapshot has no metadata file (made by hand, or by a warmstat
+// before snapshots recorded their settings).
+var ErrNoSnapshotInfo = errors.New("the snapshot has no metadata file")
+
+// ReadSnapshot reads the metadata of dir/<catalog>: strictly (unknown fields, wrong
+// types and a foreign catalog or schema are refused with the file and line).
+func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
+	path := SnapshotFile(dir, catalog)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoSnapshotInfo)
+	} else if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Snapshot
+	if err := dec.Decode(&s); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(data, se.Offset), se)
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, lineAt(data, te.Offset), te.Field, te.Type, te.Value)
+		}
+		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			k = strings.Trim(k, `"`)
+			return nil, fmt.Errorf("%s:%d: field %s: unknown field", path, lineAt(data, int64(bytes.Index(data, []byte(`"`+k+`"`)))), k)
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	switch {
+	case s.Schema != SnapshotSchema:
+		return nil, fmt.Errorf("%s: field schema: %q, expected %q", path, s.Schema, SnapshotSchema)
+	case s.Catalog != catalog:
+		return nil, fmt.Errorf("%s: field catalog: %q, but the snapshot directory is %q", path, s.Catalog, catalog)
+	case s.LiveHeapBytes != nil && *s.LiveHeapBytes <= 0:
+		return nil, fmt.Errorf("%s: field live_heap_bytes: %d is not a heap size", path, *s.LiveHeapBytes)
+	case s.Seed != nil && s.Seed.Scale <= 0:
+		return nil, fmt.Errorf("%s: field seed.scale: %g is not a scale", path, s.Seed.Scale)
+	}
+	return &s, nil
+}
+
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
 }

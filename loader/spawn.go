@@ -21,13 +21,13 @@ type SpawnConfig struct {
 	Pristine   string             // parent of <Catalog>/, a stopped server's storage (only ever read)
 	Catalog    string
 	WorkDir    string // ours: absent, empty or carrying warmstat's marker
-	ServerHeap int64
-	ReaderHeap int64
-	Compress   bool // the writer's storage.compress
-	// ReaderCompress is the snapshot's own storage.compress, which the reader must use
-	// to open it (default: Compress).
-	ReaderCompress *bool
-	Probe          func(ctx context.Context, addr string) error
+	ServerHeap int64  // 0: chosen from the snapshot's metadata
+	ReaderHeap int64  // 0: chosen from the snapshot's metadata
+	Compress   bool   // the writer's storage.compress (the reader follows the snapshot's)
+	// SnapshotCompress is the snapshot's storage.compress when it has no metadata file
+	// (made otherwise than by warmstat seed --pristine); the heaps must then be given.
+	SnapshotCompress *bool
+	Probe            func(ctx context.Context, addr string) error
 	// Watch tunes the watch over both servers (GC-bound, out of memory, exited, not
 	// answering); zero values take evitaserver's defaults.
 	Watch evitaserver.WatchOptions
@@ -56,6 +56,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	pristine := filepath.Join(sc.Pristine, sc.Catalog)
 	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
+	}
+	snap, err := snapshotSettings(&sc)
+	if err != nil {
+		return nil, err
 	}
 	m, err := evitaserver.ReadMachine()
 	if err != nil {
@@ -90,10 +94,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// the servers are watched from their start; a fault cancels the run with its cause
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	readerCompress := sc.Compress
-	if sc.ReaderCompress != nil {
-		readerCompress = *sc.ReaderCompress
-	}
+	readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
 	reader, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
 	if err != nil {
 		return nil, err

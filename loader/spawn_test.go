@@ -17,22 +17,37 @@ import (
 	"github.com/warmstat/warmstat/seed"
 )
 
-// seed --pristine, then two spawned loads on the same work directory: both verified,
-// the writer's GC recorded, heaps known, the snapshot unchanged, no JVM left behind.
+// seed --pristine (a compressed snapshot), then two spawned loads on the same work
+// directory with an uncompressed writer: both verified — the reader opens the snapshot
+// with the snapshot's storage.compress, recorded beside it, not with the writer's (it
+// used the writer's: "Record is compressed and ObservableInput has compression support
+// disabled!") — the writer's GC recorded, heaps known, the snapshot unchanged, no JVM
+// left behind.
 func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 	cp := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
 	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, cp, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+	p := seed.DefaultProfile()
+	st, err := seed.Pristine(ctx, seed.PristineConfig{Server: cp, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, p, 0.001, 5)
+	if err != nil {
 		t.Fatal(err)
 	}
+	info, err := evitaserver.ReadSnapshot(pristine, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.StorageCompress || info.Entities != st.Entities || info.Seed == nil || info.Seed.Scale != 0.001 || info.Seed.Seed != 5 ||
+		info.Seed.ProfileSHA256 != p.Digest() || info.Server == nil || info.Server.Version == "" || info.LiveHeapBytes == nil || info.Counts["Product"] == 0 {
+		t.Fatalf("snapshot metadata: %+v", info)
+	}
+	t.Logf("snapshot: %d entities, live heap %d MB, server %s", info.Entities, *info.LiveHeapBytes>>20, info.Server.Version)
 	sum, err := evitaserver.Checksum(filepath.Join(pristine, "shop"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := loader.SpawnConfig{Server: cp, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "work"),
-		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
+		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: false, Probe: evitatest.Probe}
 	for _, id := range []string{"a", "b"} {
 		out := filepath.Join(tmp, "runs", id)
 		res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, BatchSize: 100,
@@ -41,7 +56,8 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 			t.Fatalf("spawn %s: %v", id, err)
 		}
 		m := res.Manifest
-		if m.ExitCode != 0 || m.WriterGC == nil || m.WriterGC.YoungPauses == nil || *m.Server.MaxHeapBytes != 1<<30 || *m.Conditions.CacheEnabled {
+		if m.ExitCode != 0 || m.WriterGC == nil || m.WriterGC.YoungPauses == nil || *m.Server.MaxHeapBytes != 1<<30 || *m.Conditions.CacheEnabled ||
+			*m.Conditions.StorageCompress {
 			t.Fatalf("run %s: exit %d gc %+v", id, m.ExitCode, m.WriterGC)
 		}
 		if back, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile)); err != nil || back.WriterGC == nil {
@@ -76,7 +92,7 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5); err != nil {
 		t.Fatal(err)
 	}
 	work := filepath.Join(tmp, "work")
@@ -117,7 +133,7 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), readerTestScale, 5, evitatest.Probe); err != nil {
+	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), readerTestScale, 5); err != nil {
 		t.Fatal(err)
 	}
 	work := filepath.Join(tmp, "work")

@@ -23,7 +23,8 @@ func profiledRun(t *testing.T, dir, label string, seed uint64, load, golive stri
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(dir, ProfileDir), 0o755)
-	for phase, stacks := range map[string]string{runfmt.PhaseLoad: load, runfmt.PhaseGoLive: golive} {
+	for _, ps := range [][2]string{{runfmt.PhaseLoad, load}, {runfmt.PhaseGoLive, golive}} { // the recorder's order
+		phase, stacks := ps[0], ps[1]
 		col := filepath.Join(dir, ProfileDir, phase+".collapsed")
 		if err := os.WriteFile(col, []byte(stacks), 0o644); err != nil {
 			t.Fatal(err)

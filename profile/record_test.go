@@ -32,7 +32,7 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, src, pristine, "shop", 1<<30, seed.DefaultProfile(), 0.001, 5, evitatest.Probe); err != nil {
+	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5); err != nil {
 		t.Fatal(err)
 	}
 	for _, mode := range profile.Modes {

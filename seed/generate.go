@@ -134,15 +134,17 @@ func referenceSchema(r Reference, managed bool) *pb.GrpcReferenceSchema {
 //   - cardinality: the back side of a target counts every entity referencing it —
 //     many, whatever r allows per owner — so it is ZERO_OR_MORE (inherited only when r
 //     says so itself: a brand referenced by 31 products must not claim ZERO_OR_ONE);
-//   - faceting: inherited, except from a reference with conditional facets, whose
-//     expression evitaDB refuses to inherit (its paths are direction-specific): then
-//     the back side is not faceted;
-//   - index: inherited unless ReflectedIndex sets it (a non-indexed back side is not
-//     faceted either).
+//   - faceting: none. A faceted back side holds, in the partition of every entity
+//     referencing a target, a facet for each other entity referencing it — a category's
+//     products repeated in the partition of each of its products, quadratic in the
+//     category's size (a million facet indexes at scale 0.02, most of that catalog's
+//     heap). Nor could it inherit conditional facets: evitaDB refuses, the expression's
+//     paths point the other way;
+//   - index: inherited unless ReflectedIndex sets it.
 func reflectedSchema(owner string, r Reference) *pb.GrpcReferenceSchema {
 	rs := &pb.GrpcReferenceSchema{Name: r.Reflected, EntityType: owner, ReferencedEntityTypeManaged: true,
 		ReflectedReferenceName: wrapperspb.String(r.Name), DescriptionInherited: true, DeprecationNoticeInherited: true,
-		FacetedInherited: r.FacetedPartially == "", IndexedInherited: r.ReflectedIndex == ""}
+		IndexedInherited: r.ReflectedIndex == ""}
 	if c := cardinality[r.Cardinality]; c == evita.CardinalityZeroOrMore {
 		rs.CardinalityInherited = true
 	} else {
@@ -150,9 +152,6 @@ func reflectedSchema(owner string, r Reference) *pb.GrpcReferenceSchema {
 	}
 	if !rs.IndexedInherited {
 		rs.ScopedIndexTypes = indexTypes(r.ReflectedIndex)
-		if r.ReflectedIndex == "none" {
-			rs.FacetedInherited = false
-		}
 	}
 	return rs
 }
@@ -489,6 +488,9 @@ type Stats struct {
 	Counts   map[string]int
 	Entities int
 	Took     time.Duration
+	// LiveHeapBytes is the seeding server's used heap after a full collection (Pristine
+	// only; nil when it could not be measured).
+	LiveHeapBytes *int64
 }
 
 // ErrCatalogExists: the catalog exists, and Seed was not asked to replace it.

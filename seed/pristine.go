@@ -2,9 +2,13 @@ package seed
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,17 +17,37 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 )
 
-// Pristine seeds a catalog on a server of its own and leaves dir/<catalog>/ as a
-// pristine snapshot for `warmstat load --pristine dir`. dir follows the ownership rule
-// (absent, empty or warmstat's); the server's working directory is removed afterwards.
-func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog string, heap int64, p *Profile, scale float64, seed uint64,
-	probe func(context.Context, string) error) (st *Stats, err error) {
+// PristineConfig is the server Pristine starts for itself and where the snapshot goes.
+type PristineConfig struct {
+	Server  evitaserver.Source
+	Dir     string // the snapshot: Dir/<Catalog>/ and its metadata Dir/<Catalog>.snapshot.json
+	Catalog string
+	Heap    int64 // the seeding server's heap
+	// Compress is the snapshot's storage.compress: recorded in its metadata, and a
+	// server opening the snapshot must use the same (evitaDB cannot read compressed
+	// records with compression off).
+	Compress bool
+	Probe    func(context.Context, string) error
+}
+
+// Pristine seeds a catalog on a server of its own and leaves Dir/<catalog>/ as a
+// pristine snapshot for `warmstat load --pristine Dir`, with its metadata beside it:
+// the server build, storage.compress, the seed arguments, the entity counts and the
+// catalog's live heap. Dir follows the ownership rule (absent, empty or warmstat's);
+// the server's working directory is removed afterwards, and Dir too on failure when it
+// was made here. The profile is validated and the heap checked before anything starts.
+func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64, seed uint64) (st *Stats, err error) {
 	if err := p.Validate(); err != nil { // before any directory or server exists
 		return nil, err
 	}
-	if dir, err = filepath.Abs(dir); err != nil { // the JVM runs elsewhere: no relative paths
+	if err := checkHeap("seeding server", pc.Heap, p, scale); err != nil {
 		return nil, err
 	}
+	dir, err := filepath.Abs(pc.Dir) // the JVM runs elsewhere: no relative paths
+	if err != nil {
+		return nil, err
+	}
+	pc.Dir = dir
 	_, statErr := os.Stat(dir)
 	created := errors.Is(statErr, fs.ErrNotExist)
 	if err := evitaserver.PrepareDataDir(dir); err != nil {
@@ -40,7 +64,7 @@ func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog strin
 			os.RemoveAll(dir)
 		}
 	}()
-	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: server, DataDir: work, HeapBytes: heap, Compress: true, Probe: probe})
+	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: pc.Server, DataDir: work, HeapBytes: pc.Heap, Compress: pc.Compress, Probe: pc.Probe})
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +84,13 @@ func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog strin
 		srv.Stop(time.Minute)
 		return nil, err
 	}
-	st, err = Seed(sctx, c, catalog, p, scale, seed, false, nil)
+	st, err = Seed(sctx, c, pc.Catalog, p, scale, seed, false, nil)
 	c.Close()
+	var info *evitaserver.Snapshot
+	if err == nil {
+		info = snapshotInfo(sctx, srv, pc, p, scale, seed, st)
+		st.LiveHeapBytes = info.LiveHeapBytes
+	}
 	var fault *evitaserver.Fault
 	if errors.As(context.Cause(sctx), &fault) {
 		err = fmt.Errorf("%w (then: %v)", fault, err)
@@ -71,7 +100,30 @@ func Pristine(ctx context.Context, server evitaserver.Source, dir, catalog strin
 		err = errors.Join(err, serr)
 	}
 	if err == nil {
-		err = evitaserver.CopyTree(filepath.Join(work, "storage", catalog), filepath.Join(dir, catalog))
+		err = evitaserver.CopyTree(filepath.Join(work, "storage", pc.Catalog), filepath.Join(dir, pc.Catalog))
+	}
+	if err == nil {
+		err = evitaserver.WriteSnapshot(dir, info)
 	}
 	return st, err
+}
+
+// snapshotInfo describes the seeded catalog while its server still runs: the live heap
+// is measured now (null, not an error, when the JVM cannot be asked).
+func snapshotInfo(ctx context.Context, srv *evitaserver.Server, pc PristineConfig, p *Profile, scale float64, seed uint64, st *Stats) *evitaserver.Snapshot {
+	build, _ := srv.Record()
+	info := &evitaserver.Snapshot{Catalog: pc.Catalog, Created: time.Now().UTC().Truncate(time.Second), Server: build,
+		StorageCompress: pc.Compress, Entities: st.Entities, Counts: maps.Clone(st.Counts),
+		Seed: &evitaserver.SnapshotSeed{Scale: scale, Seed: seed, ProfileSHA256: p.Digest()}}
+	if live, err := srv.LiveHeap(ctx); err == nil {
+		info.LiveHeapBytes = &live
+	}
+	return info
+}
+
+// Digest identifies a profile's content (its JSON form).
+func (p *Profile) Digest() string {
+	b, _ := json.Marshal(p)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

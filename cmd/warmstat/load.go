@@ -26,7 +26,9 @@ func loadCommand() *cli.Command {
 		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
 		Description: "Spawn mode (the default a user runs): --pristine DIR --catalog NAME [--evita-version V | --classpath CP]\n" +
 			"starts a reader server on a disposable copy of DIR/NAME (in --work, never writing DIR, whose checksum is\n" +
-			"verified after the run) and a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx) and GC logs,\n" +
+			"verified after the run; the reader opens it with the storage.compress recorded in DIR/NAME.snapshot.json) and\n" +
+			"a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx; by default 23 GB × the snapshot's scale\n" +
+			"+ 1 GB, and never below its measured need) and GC logs,\n" +
 			"and tears both down; the writer's GC pauses go into the manifest.\n" +
 			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
 			"running servers (plaintext gRPC). Writes --out (entities.csv as upserts complete, manifest.json at the end),\n" +
@@ -35,6 +37,7 @@ func loadCommand() *cli.Command {
 			"give them as flags, or they are recorded as unknown.",
 		Flags: append(append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
+			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make (no <catalog>.snapshot.json): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
@@ -128,6 +131,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		}
 		sc.Profiler = prof
 		res, loadErr = loader.Spawn(ctx, sc, c)
+		loadErr = spawnHint(loadErr)
 	} else {
 		if cmd.IsSet("writer-profile") {
 			return usageError(cmd, "--writer-profile needs spawn mode (--pristine): warmstat must start the writer to profile it")
@@ -203,14 +207,33 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 	if cond.compress != nil {
 		sc.Compress = *cond.compress
 	}
-	if cond.serverHeap == nil {
-		return sc, fmt.Errorf("spawn mode needs --server-heap (the writer's heap is pinned and recorded)")
+	if cond.serverHeap != nil { // not given: chosen from the snapshot's metadata
+		sc.ServerHeap = *cond.serverHeap
 	}
-	if cond.readerHeap == nil {
-		return sc, fmt.Errorf("spawn mode needs --reader-heap")
+	if cond.readerHeap != nil {
+		sc.ReaderHeap = *cond.readerHeap
 	}
-	sc.ServerHeap, sc.ReaderHeap = *cond.serverHeap, *cond.readerHeap
+	var err error
+	if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
+		return sc, err
+	}
 	src, err := serverSource(cmd, "spawn mode")
 	sc.Server = src
 	return sc, err
+}
+
+// spawnHint adds the flag that fixes a spawn-mode refusal.
+func spawnHint(err error) error {
+	var he *evitaserver.HeapError
+	switch {
+	case errors.As(err, &he) && he.Server == "reader":
+		return fmt.Errorf("%w: give --reader-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+	case errors.As(err, &he):
+		return fmt.Errorf("%w: give --server-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+	case errors.Is(err, evitaserver.ErrNoSnapshotInfo):
+		return fmt.Errorf("%w: give --snapshot-compress true|false (its storage.compress) with --server-heap and --reader-heap, or make it with warmstat seed --pristine, which records its settings", err)
+	case errors.Is(err, loader.ErrHeapsNeeded):
+		return fmt.Errorf("%w: give --server-heap and --reader-heap", err)
+	}
+	return err
 }

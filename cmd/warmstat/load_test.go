@@ -76,7 +76,8 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--evita-version", "1", "--server-heap", "1g", "--reader-heap", "1g"}, "takes one server, got --evita-version and --classpath"},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "README.md", "--server-heap", "1g", "--reader-heap", "1g"}, "server jar README.md: not a jar"},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-home", t.TempDir(), "--server-heap", "1g", "--reader-heap", "1g"}, "not a git checkout"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "main.go"}, "--server-heap"},
+		{[]string{"seed", "--target", "127.0.0.1:1", "--storage-compress", "true"}, "a --target server has its own"},
+		{[]string{"seed", "--pristine", t.TempDir(), "--storage-compress", "maybe"}, `--storage-compress: "maybe" is not true or false`},
 		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V"},
 		{[]string{"seed"}, "--target host:port, or --pristine"},
 	} {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strconv"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
 )
@@ -28,7 +31,8 @@ func seedCommand() *cli.Command {
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
-			&cli.StringFlag{Name: "heap", Value: "2g", Usage: "with --pristine: the seeding server's heap"},
+			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: 23 GB × scale + 1 GB, what the catalog loads into)"},
+			&cli.StringFlag{Name: "storage-compress", Value: "false", Usage: "with --pristine: the snapshot's storage.compress (true | false); recorded with the snapshot, load --pristine opens it the same way"},
 		}, serverFlags("with --pristine")...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			p := seed.DefaultProfile()
@@ -49,20 +53,10 @@ func seedCommand() *cli.Command {
 			ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 			defer stop()
 			if dir := cmd.String("pristine"); dir != "" {
-				src, err := serverSource(cmd, "seed --pristine")
-				if err != nil {
-					return err
-				}
-				heap, err := runfmt.ParseBytes(cmd.String("heap"))
-				if err != nil {
-					return fmt.Errorf("--heap: %v", err)
-				}
-				st, err := seed.Pristine(ctx, src, dir, cmd.String("catalog"), heap, p, cmd.Float("scale"), uint64(cmd.Int("seed")), evita.Probe)
-				if err != nil {
-					return faultHint(err)
-				}
-				fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s/%s: %d entities (seeded in %s)\n", dir, cmd.String("catalog"), st.Entities, st.Took.Round(1e6))
-				return nil
+				return seedPristine(ctx, cmd, dir, p)
+			}
+			if cmd.IsSet("heap") || cmd.IsSet("storage-compress") {
+				return fmt.Errorf("--heap and --storage-compress set up the server seed --pristine starts; a --target server has its own")
 			}
 			if cmd.String("target") == "" {
 				return fmt.Errorf("seed needs --target host:port, or --pristine DIR")
@@ -88,4 +82,41 @@ func seedCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// seedPristine is seed --pristine: a server of its own, sized from the scale unless
+// --heap says otherwise, and a snapshot with its metadata.
+func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Profile) error {
+	scale := cmd.Float("scale")
+	heap := evitaserver.HeapForScale(scale)
+	var err error
+	if cmd.IsSet("heap") {
+		if heap, err = runfmt.ParseBytes(cmd.String("heap")); err != nil {
+			return fmt.Errorf("--heap: %v", err)
+		}
+	}
+	compress, err := strconv.ParseBool(cmd.String("storage-compress"))
+	if err != nil {
+		return fmt.Errorf("--storage-compress: %q is not true or false", cmd.String("storage-compress"))
+	}
+	src, err := serverSource(cmd, "seed --pristine")
+	if err != nil {
+		return err
+	}
+	pc := seed.PristineConfig{Server: src, Dir: dir, Catalog: cmd.String("catalog"), Heap: heap, Compress: compress, Probe: evita.Probe}
+	st, err := seed.Pristine(ctx, pc, p, scale, uint64(cmd.Int("seed")))
+	var he *evitaserver.HeapError
+	if errors.As(err, &he) {
+		return fmt.Errorf("%w: give --heap %s or more", err, runfmt.FormatBytes(&he.Need))
+	}
+	if err != nil {
+		return faultHint(err)
+	}
+	live := "not measured"
+	if st.LiveHeapBytes != nil {
+		live = runfmt.FormatBytes(st.LiveHeapBytes)
+	}
+	fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s: %d entities (seeded in %s with a %s heap; live heap %s; storage.compress=%t)\n",
+		filepath.Join(dir, cmd.String("catalog")), st.Entities, st.Took.Round(1e6), runfmt.FormatBytes(&heap), live, compress)
+	return nil
 }

@@ -1,0 +1,60 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/warmstat/warmstat/evitaserver"
+)
+
+// snapshotSettings reads the pristine snapshot's metadata and settles what depends on
+// it: the reader opens the snapshot with the snapshot's own storage.compress (the
+// writer's is a measurement condition and stays sc.Compress); a heap not given (0) is
+// chosen from the snapshot — 23 GB × scale + 1 GB for a seeded one, never below its
+// measured need — and a heap given below that need is refused, naming it.
+func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
+	info, err := evitaserver.ReadSnapshot(sc.Pristine, sc.Catalog)
+	if errors.Is(err, evitaserver.ErrNoSnapshotInfo) && sc.SnapshotCompress != nil {
+		// a snapshot made otherwise (a production export): its setting is the user's word,
+		// and there is nothing to size the heaps from
+		if sc.ServerHeap == 0 || sc.ReaderHeap == 0 {
+			return nil, fmt.Errorf("%s: no metadata to choose heaps from: %w", evitaserver.SnapshotFile(sc.Pristine, sc.Catalog), ErrHeapsNeeded)
+		}
+		return &evitaserver.Snapshot{Catalog: sc.Catalog, StorageCompress: *sc.SnapshotCompress}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sc.SnapshotCompress != nil && *sc.SnapshotCompress != info.StorageCompress {
+		return nil, fmt.Errorf("%s records storage.compress=%t, but the snapshot was said to be %t", evitaserver.SnapshotFile(sc.Pristine, sc.Catalog), info.StorageCompress, *sc.SnapshotCompress)
+	}
+	need, why := int64(0), ""
+	if info.LiveHeapBytes != nil {
+		need = evitaserver.NeedHeap(*info.LiveHeapBytes)
+		live := *info.LiveHeapBytes
+		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", fmtBytes(live))
+	}
+	proposed := need
+	if info.Seed != nil {
+		proposed = max(need, evitaserver.HeapForScale(info.Seed.Scale))
+	}
+	for _, h := range []struct {
+		name string
+		heap *int64
+	}{{"writer", &sc.ServerHeap}, {"reader", &sc.ReaderHeap}} {
+		switch {
+		case *h.heap == 0 && proposed == 0:
+			return nil, fmt.Errorf("%s heap: the snapshot %s records neither a scale nor a live heap to choose one from", h.name, evitaserver.SnapshotFile(sc.Pristine, sc.Catalog))
+		case *h.heap == 0:
+			*h.heap = proposed
+		case *h.heap < need:
+			return nil, &evitaserver.HeapError{Server: h.name, Heap: *h.heap, Need: need, Why: why}
+		}
+	}
+	return info, nil
+}
+
+// ErrHeapsNeeded: a snapshot without metadata gives nothing to choose heaps from.
+var ErrHeapsNeeded = errors.New("the heaps must be given")
+
+func fmtBytes(b int64) string { return fmt.Sprintf("%.2f GB", float64(b)/(1<<30)) }

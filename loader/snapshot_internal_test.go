@@ -1,0 +1,60 @@
+package loader
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/warmstat/warmstat/evitaserver"
+)
+
+// Heaps not given are chosen from the snapshot (23 GB × scale + 1 GB, never below its
+// measured need); a heap below the need is refused naming both; a snapshot without
+// metadata is refused, since the reader could not know how to open it, unless the
+// user says how it is stored (--snapshot-compress) and gives the heaps.
+func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
+	dir := t.TempDir()
+	live := int64(2 << 30)
+	if err := evitaserver.WriteSnapshot(dir, &evitaserver.Snapshot{Catalog: "shop", StorageCompress: true,
+		Seed: &evitaserver.SnapshotSeed{Scale: 0.05}, LiveHeapBytes: &live}); err != nil {
+		t.Fatal(err)
+	}
+	sc := SpawnConfig{Pristine: dir, Catalog: "shop"}
+	info, err := snapshotSettings(&sc)
+	if err != nil || !info.StorageCompress {
+		t.Fatal(err)
+	}
+	need := evitaserver.NeedHeap(live)
+	if want := max(need, evitaserver.HeapForScale(0.05)); sc.ServerHeap != want || sc.ReaderHeap != want {
+		t.Fatalf("chosen heaps %d %d, want %d", sc.ServerHeap, sc.ReaderHeap, want)
+	}
+	sc = SpawnConfig{Pristine: dir, Catalog: "shop", ServerHeap: need - 1}
+	_, err = snapshotSettings(&sc)
+	var he *evitaserver.HeapError
+	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "2.00 GB") {
+		t.Fatalf("a heap below the need: %v", err)
+	}
+	sc = SpawnConfig{Pristine: dir, Catalog: "other"}
+	if _, err := snapshotSettings(&sc); !errors.Is(err, evitaserver.ErrNoSnapshotInfo) {
+		t.Fatalf("no metadata: %v", err)
+	}
+	// a snapshot made otherwise: the user says how it is stored, and gives the heaps
+	no, yes := false, true
+	sc = SpawnConfig{Pristine: dir, Catalog: "other", SnapshotCompress: &no}
+	if _, err := snapshotSettings(&sc); !errors.Is(err, ErrHeapsNeeded) {
+		t.Fatalf("no metadata, no heaps: %v", err)
+	}
+	sc = SpawnConfig{Pristine: dir, Catalog: "other", SnapshotCompress: &no, ServerHeap: 1 << 30, ReaderHeap: 1 << 30}
+	if info, err := snapshotSettings(&sc); err != nil || info.StorageCompress {
+		t.Fatalf("no metadata, said uncompressed: %+v %v", info, err)
+	}
+	// a word contradicting the metadata is refused, not silently preferred
+	sc = SpawnConfig{Pristine: dir, Catalog: "shop", SnapshotCompress: &no}
+	if _, err := snapshotSettings(&sc); err == nil || !strings.Contains(err.Error(), "records storage.compress=true") {
+		t.Fatalf("contradiction: %v", err)
+	}
+	sc = SpawnConfig{Pristine: dir, Catalog: "shop", SnapshotCompress: &yes}
+	if _, err := snapshotSettings(&sc); err != nil {
+		t.Fatal(err)
+	}
+}
