@@ -141,7 +141,9 @@ func begin(t testing.TB, what string) {
 		t.Logf("waited %s for other packages' server tests", d.Round(time.Second))
 	}
 	locked[t.Name()] = true
+	held := time.Now()
 	t.Cleanup(func() {
+		count(t, "took", time.Since(held).Round(time.Second).String()) // CI lists the slowest
 		mu.Lock()
 		delete(locked, t.Name())
 		mu.Unlock()
