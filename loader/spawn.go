@@ -94,12 +94,36 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// the servers are watched from their start; a fault cancels the run with its cause
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
-	reader, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
-	if err != nil {
-		return nil, err
+	// both JVMs start at once (each takes seconds to boot; nothing is measured yet), and
+	// whichever started is discarded however the other fared
+	type started struct {
+		s   *evitaserver.Server
+		err error
 	}
-	defer sc.discard(reader)
+	writerUp := make(chan started, 1)
+	go func() {
+		w, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
+		writerUp <- started{w, err}
+	}()
+	readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
+	reader, rerr := sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
+	if rerr != nil {
+		stop(nil) // a writer still booting gives up
+	}
+	w := <-writerUp
+	if reader != nil {
+		defer sc.discard(reader)
+	}
+	if w.s != nil {
+		defer sc.discard(w.s)
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	if w.err != nil {
+		return nil, withCause(runCtx, w.err, &fault)
+	}
+	writer := w.s
 	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
 	if err != nil {
 		return nil, withCause(runCtx, err, &fault)
@@ -113,11 +137,6 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	}); err != nil {
 		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
 	}
-	writer, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
-	if err != nil {
-		return nil, withCause(runCtx, err, &fault)
-	}
-	defer sc.discard(writer)
 	if sc.Profiler != nil {
 		if err := sc.Profiler.Attach(writer.Pid()); err != nil {
 			return nil, fmt.Errorf("writer profile: %w", err)
