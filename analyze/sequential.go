@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Equivalent is a sequential verdict: the whole interval lies inside ±threshold, so
@@ -23,6 +24,10 @@ const Equivalent Verdict = "equivalent"
 type SequentialPlan struct {
 	MinRuns, MaxRuns int
 	AlphaPct         float64
+	// checked only (the series applies them to each look's comparison): a gate must be
+	// COLLECTION/METRIC with a known metric, the threshold a percentage below 100
+	ThresholdPct float64
+	Gates        []string
 }
 
 // Check refuses a plan that cannot be run.
@@ -39,8 +44,34 @@ func (p *SequentialPlan) Check() error {
 		return &OptionError{"MaxRuns", fmt.Sprint(p.MaxRuns), "at most 100 runs per side"}
 	case math.IsNaN(p.AlphaPct) || p.AlphaPct <= 0 || p.AlphaPct >= 50:
 		return &OptionError{"AlphaPct", fmt.Sprint(p.AlphaPct), "the false-verdict budget is a percentage above 0 and below 50"}
+	case math.IsNaN(p.ThresholdPct) || p.ThresholdPct < 0 || p.ThresholdPct >= 100:
+		return &OptionError{"ThresholdPct", fmt.Sprint(p.ThresholdPct), "the noise threshold is a percentage from 0 up to (not including) 100"}
+	}
+	for _, g := range p.Gates {
+		if err := checkGateForm(g); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkGateForm refuses a gate that no comparison could have, before any run: the
+// collection is known only once runs exist, the metric now.
+func checkGateForm(g string) error {
+	coll, metric, ok := strings.Cut(g, "/")
+	known := slices.Contains(latencyMetrics, Metric(metric)) || coll == "*" && slices.Contains(clockMetrics, Metric(metric))
+	if ok && coll != "" && known {
+		return nil
+	}
+	var metrics, clocks []string
+	for _, m := range latencyMetrics {
+		metrics = append(metrics, string(m))
+	}
+	for _, m := range clockMetrics {
+		clocks = append(clocks, string(m))
+	}
+	return &OptionError{"Gates", g, fmt.Sprintf("a gate is COLLECTION/METRIC, METRIC one of %s, and for * (the whole run) also %s",
+		strings.Join(metrics, ", "), strings.Join(clocks, ", "))}
 }
 
 // Level is the confidence of the interval at the look after n runs per side.

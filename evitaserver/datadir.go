@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // OwnerMarker is the file that proves warmstat created a directory. evitaDB treats
@@ -35,6 +36,9 @@ func PrepareDataDir(dir string) error {
 	if len(ents) == 0 {
 		return writeMarker(dir)
 	}
+	if snaps, _ := filepath.Glob(filepath.Join(dir, "*"+snapshotSuffix)); len(snaps) > 0 {
+		return fmt.Errorf("refusing to use %s: it holds a pristine snapshot (%s), which warmstat never writes into or wipes; choose another directory", dir, filepath.Base(snaps[0]))
+	}
 	if _, err := os.Lstat(filepath.Join(dir, OwnerMarker)); err != nil {
 		return fmt.Errorf("refusing to wipe %s: it is not empty and has no %s marker, so warmstat did not create it (choose an empty or new directory)", dir, OwnerMarker)
 	}
@@ -44,6 +48,28 @@ func PrepareDataDir(dir string) error {
 		}
 	}
 	return writeMarker(dir)
+}
+
+// Overlap refuses two directories of which one is, or lies inside, the other: a work
+// or output directory must never reach into a pristine snapshot, nor contain it.
+func Overlap(what, dir, other, otherWhat string) error {
+	a, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	b, err := filepath.Abs(other)
+	if err != nil {
+		return err
+	}
+	if within(a, b) || within(b, a) {
+		return fmt.Errorf("%s %s and %s %s overlap: warmstat never writes into a pristine snapshot; choose a directory outside it", what, dir, otherWhat, other)
+	}
+	return nil
+}
+
+func within(dir, parent string) bool {
+	rel, err := filepath.Rel(parent, dir)
+	return err == nil && (rel == "." || rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
 func writeMarker(dir string) error {

@@ -141,3 +141,41 @@ func TestOwnedDirScriptFollowsTheRule(t *testing.T) {
 		t.Fatalf("make demo-bundled must claim DEMO_DIR through scripts/owned-dir.sh, never rm -rf it:%s", recipe)
 	}
 }
+
+// A finished snapshot is sealed: no run wipes it, re-seeds it or writes inside it (a
+// seeded directory used as --work was emptied before).
+func TestSnapshotIsNeverReused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pristine")
+	if err := PrepareDataDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "shop"), 0o755)
+	os.WriteFile(filepath.Join(dir, "shop", "data"), []byte("x"), 0o644)
+	if err := WriteSnapshot(dir, &Snapshot{Catalog: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrepareDataDir(dir); err == nil || !strings.Contains(err.Error(), "holds a pristine snapshot (shop.snapshot.json)") {
+		t.Fatalf("a snapshot directory, even still marked, was accepted: %v", err)
+	}
+	if err := Seal(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, OwnerMarker)); !os.IsNotExist(err) {
+		t.Fatal("the sealed snapshot still carries the owner marker")
+	}
+	if err := PrepareDataDir(dir); err == nil {
+		t.Fatal("a sealed snapshot was accepted as a data directory")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "shop", "data")); err != nil {
+		t.Fatal("the snapshot was touched")
+	}
+	for _, c := range []struct {
+		other string
+		bad   bool
+	}{{dir, true}, {filepath.Join(dir, "work"), true}, {filepath.Dir(dir), true}, {dir + ".work", false}, {filepath.Join(filepath.Dir(dir), "runs"), false}} {
+		err := Overlap("the work directory", c.other, dir, "the pristine snapshot")
+		if (err != nil) != c.bad {
+			t.Errorf("%s against %s: %v", c.other, dir, err)
+		}
+	}
+}

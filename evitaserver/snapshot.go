@@ -108,7 +108,20 @@ type SnapshotSeed struct {
 }
 
 // SnapshotFile is where a snapshot's metadata lies.
-func SnapshotFile(dir, catalog string) string { return filepath.Join(dir, catalog+".snapshot.json") }
+func SnapshotFile(dir, catalog string) string { return filepath.Join(dir, catalog+snapshotSuffix) }
+
+const snapshotSuffix = ".snapshot.json"
+
+// Seal makes a finished snapshot directory no longer warmstat's to reuse: its owner
+// marker goes, so no later run wipes it (PrepareDataDir refuses a directory holding a
+// snapshot's metadata, and one without the marker).
+func Seal(dir string) error {
+	err := os.Remove(filepath.Join(dir, OwnerMarker))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
 
 // WriteSnapshot writes s beside its catalog directory in dir.
 func WriteSnapshot(dir string, s *Snapshot) error {

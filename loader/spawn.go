@@ -208,7 +208,11 @@ func (sc *SpawnConfig) absolute(c *Config) error {
 		}
 		*p = abs
 	}
-	return nil
+	// the snapshot is only ever read: nothing this run writes may lie inside it or hold it
+	if err := evitaserver.Overlap("the work directory", sc.WorkDir, sc.Pristine, "the pristine snapshot"); err != nil {
+		return err
+	}
+	return evitaserver.Overlap("the run directory", c.Out, sc.Pristine, "the pristine snapshot")
 }
 
 // start starts one server and watches it until the run ends; a fault stops the run

@@ -408,6 +408,11 @@ func (r *HarnessReport) parseVerification(L *logLines, from int) error {
 			r.CapInferred = int(c.Loaded) // loaded = min(source, cap) < source proves cap = loaded
 		}
 	}
+	for k, c := range r.Verification.Counts { // what the verdict promises: min(source, cap)
+		if _, ok := bad[c.Collection]; !ok {
+			r.Verification.Counts[k].Expected = expectedCount(c.Source, r.CapInferred)
+		}
+	}
 	switch r.Verification.Status {
 	case Verified:
 		if len(r.Verification.Counts) == 0 {

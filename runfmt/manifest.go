@@ -469,9 +469,20 @@ func (m *Manifest) validate() error {
 			return ferr("verification.counts", "required when verification.status is %s", m.Verification.Status)
 		}
 		bad := 0
-		for _, c := range m.Verification.Counts {
+		counted := map[string]bool{}
+		for i, c := range m.Verification.Counts {
+			if want := expectedCount(c.Source, m.Conditions.MaxPerCollection); c.Expected != want {
+				return ferr(fmt.Sprintf("verification.counts[%d].expected", i), "%d, but %s's source holds %d and the cap is %d: expected is min(source, cap) = %d",
+					c.Expected, c.Collection, c.Source, m.Conditions.MaxPerCollection, want)
+			}
 			if c.Target != c.Expected {
 				bad++
+			}
+			counted[c.Collection] = true
+		}
+		for _, c := range m.Collections { // a verdict covers every collection loaded
+			if c.Entities > 0 && !counted[c.Name] {
+				return ferr("verification.counts", "no count for %s, which the run loaded (%d entities), yet verification is %s", c.Name, c.Entities, m.Verification.Status)
 			}
 		}
 		if m.Verification.Status == Verified && bad > 0 {
@@ -597,4 +608,12 @@ func lastKey(path string) string {
 		path = path[:i]
 	}
 	return path
+}
+
+// expectedCount is what a verified collection's target must hold: min(source, cap), cap 0 = none.
+func expectedCount(source int64, maxPerCollection int) int64 {
+	if maxPerCollection > 0 {
+		return min(source, int64(maxPerCollection))
+	}
+	return source
 }

@@ -48,6 +48,11 @@ func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64,
 		return nil, err
 	}
 	pc.Dir = dir
+	if m, err := evitaserver.ReadMachine(); err != nil { // before any directory is touched
+		return nil, err
+	} else if err := evitaserver.CheckHeapsFit(m, map[string]int64{"seeding server": pc.Heap}); err != nil {
+		return nil, err
+	}
 	_, statErr := os.Stat(dir)
 	created := errors.Is(statErr, fs.ErrNotExist)
 	if err := evitaserver.PrepareDataDir(dir); err != nil {
@@ -104,6 +109,9 @@ func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64,
 	}
 	if err == nil {
 		err = evitaserver.WriteSnapshot(dir, info)
+	}
+	if err == nil { // finished: from now on only ever read
+		err = evitaserver.Seal(dir)
 	}
 	return st, err
 }

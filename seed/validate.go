@@ -407,7 +407,7 @@ func (p *Profile) checkReference(c *checker, at string, col Collection, r Refere
 	case r.Histogram != nil && (!identifier.MatchString(r.Histogram.Name) || r.Histogram.Value == ""):
 		c.fail(at+".histogram", "%s: a histogram needs a name (letters and digits) and a value expression", who)
 	case r.Reflected != "" && !names[r.Target]:
-		c.fail(at+".reflected", "%s reflects into %q, which is not a collection", who, r.Target)
+		c.fail(at+".target", "%s reflects into %q, which is not a collection of the profile", who, r.Target)
 	case r.Reflected != "" && r.Index == "":
 		c.fail(at+".reflected", "%s: a reflected reference needs an indexed original", who)
 	case r.Reflected != "" && !identifier.MatchString(r.Reflected):

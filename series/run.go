@@ -93,6 +93,9 @@ func open(c Config) (*State, error) {
 		}
 		return s, nil
 	}
+	if err := evitaserver.Overlap("the series directory", c.Dir, c.Plan.Pristine, "the pristine snapshot"); err != nil {
+		return nil, err
+	}
 	if err := evitaserver.PrepareDataDir(c.Dir); err != nil { // ours, or new
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func abCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
 		), writerProfileFlags()...),
-		Action: runAB,
+		Action: action(runAB),
 	}
 }
 
@@ -75,6 +75,26 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cond.serverHeap == nil || cond.readerHeap == nil {
 		return usageError(cmd, "ab needs --server-heap and --reader-heap (pinned and equal on both sides)")
+	}
+	// every setting is checked before the first server starts: a bad one must not cost runs
+	if err := loadLimits(cmd); err != nil {
+		return err
+	}
+	if cmd.IsSet("alpha") && cmd.Float("alpha") == 0 {
+		return usageError(cmd, "--alpha 0: the false-verdict budget is a percentage above 0 and below 50")
+	}
+	check := analyze.SequentialPlan{MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), AlphaPct: cmd.Float("alpha"),
+		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate")}
+	if err := check.Check(); err != nil {
+		return err
+	}
+	if w := cmd.Int("warmup"); w < 0 || w > 10 {
+		return usageError(cmd, "--warmup %d: must be 0 to 10", w)
+	}
+	if m, err := evitaserver.ReadMachine(); err == nil {
+		if err := evitaserver.CheckHeapsFit(m, map[string]int64{"writer": *cond.serverHeap, "reader": *cond.readerHeap}); err != nil {
+			return err // a setting no run can have: not a failed run to retry
+		}
 	}
 	sides := map[string]*abSide{}
 	for _, s := range []string{"a", "b"} {

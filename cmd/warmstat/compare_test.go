@@ -102,9 +102,11 @@ func TestCompareRefusals(t *testing.T) {
 		"cache":             func(m *runfmt.Manifest) { v := true; m.Conditions.CacheEnabled = &v },
 		"traffic-recording": func(m *runfmt.Manifest) { v := true; m.Conditions.TrafficRecording = &v },
 		"batch-size":        func(m *runfmt.Manifest) { m.Conditions.BatchSize = 1000 },
-		"cap":               func(m *runfmt.Manifest) { m.Conditions.MaxPerCollection = 50 },
-		"collections":       func(m *runfmt.Manifest) { m.Conditions.CollectionSubset = []string{"Product"} },
-		"prefetch":          func(m *runfmt.Manifest) { m.Conditions.Prefetch = true },
+		"cap": func(m *runfmt.Manifest) { // a cap above every collection: the counts stay what they were
+			m.Conditions.MaxPerCollection = 1_000_000
+		},
+		"collections": func(m *runfmt.Manifest) { m.Conditions.CollectionSubset = []string{"Product"} },
+		"prefetch":    func(m *runfmt.Manifest) { m.Conditions.Prefetch = true },
 		"dataset": func(m *runfmt.Manifest) {
 			m.Dataset.SourceCounts["Product"]++
 			m.Dataset.Fingerprint = runfmt.Fingerprint(m.Dataset.SourceCounts)

@@ -16,7 +16,7 @@ func conditionFlags(serverHeapUsage, readerHeapUsage string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "server-heap", Usage: serverHeapUsage},
 		&cli.StringFlag{Name: "reader-heap", Usage: readerHeapUsage},
-		&cli.StringFlag{Name: "storage-compress", Usage: "true | false: the writer's storage.compress (unknown if not given)"},
+		&cli.StringFlag{Name: "storage-compress", Usage: "true | false: the writer's storage.compress (not given: true in spawn mode and ab, which set it; unknown in attach mode and import)"},
 		&cli.StringFlag{Name: "cache", Usage: "true | false: was the writer's cache enabled (unknown if not given)"},
 		&cli.StringFlag{Name: "traffic-recording", Usage: "true | false: the writer's traffic recording (unknown if not given)"},
 	}

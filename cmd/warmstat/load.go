@@ -64,6 +64,10 @@ func loadCommand() *cli.Command {
 func runLoad(ctx context.Context, cmd *cli.Command) error {
 	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.JSON, report.Markdown)
 	if err != nil {
+		return usageError(cmd, "--format: %v", err)
+	}
+	// every flag is checked before a server starts: a bad one must not cost a run
+	if err := loadLimits(cmd); err != nil {
 		return err
 	}
 	var m runfmt.Manifest
@@ -173,7 +177,11 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		return errors.Join(loadErr, err)
 	}
 	fmt.Fprintf(errw, "run %s written to %s in %s\n", res.Manifest.RunID, res.Dir, time.Since(begin).Round(time.Millisecond))
-	fmt.Fprintf(out, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
+	if f == report.JSON { // stdout holds one JSON document; the status line goes beside it
+		fmt.Fprintf(errw, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
+	} else {
+		fmt.Fprintf(out, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
+	}
 	if code := res.Manifest.ExitCode; code != 0 {
 		msg := fmt.Sprintf("run %s: verification %s, outcome %s", res.Manifest.RunID, res.Manifest.Verification.Status, res.Manifest.Outcome.Status)
 		if loadErr != nil {
@@ -220,6 +228,17 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 	src, err := serverSource(cmd, "spawn mode")
 	sc.Server = src
 	return sc, err
+}
+
+// loadLimits refuses batch and cap values that cannot be run (exit 2).
+func loadLimits(cmd *cli.Command) error {
+	if b := cmd.Int("batch-size"); b < 1 || b > 100000 {
+		return usageError(cmd, "--batch-size %d: must be 1 to 100000", b)
+	}
+	if m := cmd.Int("max-per-collection"); m < 0 {
+		return usageError(cmd, "--max-per-collection %d: must be 0 (no cap) or positive", m)
+	}
+	return nil
 }
 
 // spawnHint adds the flag that fixes a spawn-mode refusal.

@@ -67,22 +67,37 @@ func TestLoadArguments(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
+		code int // 0: 1
 	}{
-		{[]string{"load", "--out", "x", "--build", "b"}, "either --pristine DIR --catalog NAME (spawn mode) or --source"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--source", "s:1"}, "either --pristine"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-heap", "1g", "--reader-heap", "1g"}, "--evita-version V"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-version", "0.0.0-none", "--server-heap", "1g", "--reader-heap", "1g"}, "is not fetched"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--server-heap", "1g", "--reader-heap", "1g"}, "server classpath entry x.jar: no such file"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--evita-version", "1", "--server-heap", "1g", "--reader-heap", "1g"}, "takes one server, got --evita-version and --classpath"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "README.md", "--server-heap", "1g", "--reader-heap", "1g"}, "server jar README.md: not a jar"},
-		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-home", t.TempDir(), "--server-heap", "1g", "--reader-heap", "1g"}, "not a git checkout"},
-		{[]string{"seed", "--target", "127.0.0.1:1", "--storage-compress", "true"}, "a --target server has its own"},
-		{[]string{"seed", "--pristine", t.TempDir(), "--storage-compress", "maybe"}, `--storage-compress: "maybe" is not true or false`},
-		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V"},
-		{[]string{"seed"}, "--target host:port, or --pristine"},
+		{[]string{"load", "--out", "x", "--build", "b"}, "either --pristine DIR --catalog NAME (spawn mode) or --source", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--source", "s:1"}, "either --pristine", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-heap", "1g", "--reader-heap", "1g"}, "--evita-version V", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-version", "0.0.0-none", "--server-heap", "1g", "--reader-heap", "1g"}, "is not fetched", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--server-heap", "1g", "--reader-heap", "1g"}, "server classpath entry x.jar: no such file", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--evita-version", "1", "--server-heap", "1g", "--reader-heap", "1g"}, "takes one server, got --evita-version and --classpath", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-jar", "README.md", "--server-heap", "1g", "--reader-heap", "1g"}, "server jar README.md: not a jar", 0},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-home", t.TempDir(), "--server-heap", "1g", "--reader-heap", "1g"}, "not a git checkout", 0},
+		{[]string{"seed", "--target", "127.0.0.1:1", "--storage-compress", "true"}, "a --target server has its own", 2},
+		{[]string{"seed", "--pristine", t.TempDir(), "--storage-compress", "maybe"}, `--storage-compress: "maybe" is not true or false`, 2},
+		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V", 0},
+		{[]string{"seed"}, "--target host:port, or --pristine", 2},
+		// every flag checked before any server starts (a bad one cost a whole run before)
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--max-per-collection", "-1"}, "--max-per-collection -1: must be 0 (no cap) or positive", 2},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--batch-size", "0"}, "--batch-size 0: must be 1 to 100000", 2},
+		{[]string{"load", "--out", "x", "--build", "b", "--format", "yaml"}, "--format", 2},
+		{[]string{"seed", "--scale", "NaN"}, "--scale NaN: must be above 0", 2},
+		{[]string{"seed", "--scale", "0"}, "--scale 0: must be above 0", 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--threshold", "500"}, "--threshold \"500\"", 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--alpha", "0"}, "--alpha 0", 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--gate", "foo/bar"}, `--gate "foo/bar": a gate is COLLECTION/METRIC`, 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--max-runs", "1"}, `--max-runs "1": must be at least the minimum runs`, 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "100000g", "--reader-heap", "1g"}, "do not fit", 0},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
-		if code != 1 || !strings.Contains(stderr, c.want) {
+		if c.code == 0 {
+			c.code = 1
+		}
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, stderr, c.want)
 		}
 	}

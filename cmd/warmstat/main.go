@@ -46,7 +46,7 @@ func usageError(cmd *cli.Command, format string, args ...any) error {
 // optionFlags name the flag behind each analyze option.
 var optionFlags = map[string]string{
 	"ThresholdPct": "--threshold", "Resamples": "--resamples", "Method": "--method", "Quantiles": "--quantiles",
-	"AllowMismatch": "--allow-mismatch", "Gates": "--gate", "Block": "--block", "Collection": "--collection",
+	"AllowMismatch": "--allow-mismatch", "Gates": "--gate", "MinRuns": "--min-runs", "MaxRuns": "--max-runs", "AlphaPct": "--alpha", "Block": "--block", "Collection": "--collection",
 }
 
 // action maps what a command's packages return to exit codes and flag hints: an

@@ -167,6 +167,17 @@ func TestImportRefusals(t *testing.T) {
 	d = copyDir(t, ok)
 	os.WriteFile(filepath.Join(d, "per-entity.csv"), csv[:len(csv)-3], 0o644)
 	check("truncated csv", d, "truncated: last line has no line end")
+	// "Load verified" printed over a count table that does not prove it: a target short of
+	// its source, or a loaded collection missing from the table (both imported as verified before)
+	log, _ := os.ReadFile(filepath.Join(ok, "stdout.log"))
+	d = copyDir(t, ok)
+	os.WriteFile(filepath.Join(d, "stdout.log"), []byte(strings.Replace(string(log),
+		"Product                        1000         1000         1000", "Product                        1000          999         1000", 1)), 0o644)
+	check("verified short target", d, "verified, but 1 collection(s) have target != expected")
+	d = copyDir(t, ok)
+	os.WriteFile(filepath.Join(d, "stdout.log"), []byte(strings.Replace(string(log),
+		"Category                        200          200          200\n", "", 1)), 0o644)
+	check("verified without a collection", d, "no count for Category, which the run loaded")
 	// a bad heap flag
 	_, stderr, code := runCLI(t, "import", "--java", ok, "--out", filepath.Join(t.TempDir(), "r"), "--server-heap", "lots")
 	if code != 2 || !strings.Contains(stderr, "--server-heap") {

@@ -47,8 +47,8 @@ func seedCommand() *cli.Command {
 				enc.SetIndent("", "  ") // a file to edit: line numbers in its errors mean something
 				return enc.Encode(p)
 			}
-			if cmd.Float("scale") <= 0 || cmd.Float("scale") > 10 {
-				return fmt.Errorf("--scale must be in (0, 10]")
+			if sc := cmd.Float("scale"); !(sc > 0 && sc <= 10) { // NaN too
+				return usageError(cmd, "--scale %v: must be above 0 and at most 10", sc)
 			}
 			ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 			defer stop()
@@ -56,10 +56,10 @@ func seedCommand() *cli.Command {
 				return seedPristine(ctx, cmd, dir, p)
 			}
 			if cmd.IsSet("heap") || cmd.IsSet("storage-compress") {
-				return fmt.Errorf("--heap and --storage-compress set up the server seed --pristine starts; a --target server has its own")
+				return usageError(cmd, "--heap and --storage-compress set up the server seed --pristine starts; a --target server has its own")
 			}
 			if cmd.String("target") == "" {
-				return fmt.Errorf("seed needs --target host:port, or --pristine DIR")
+				return usageError(cmd, "seed needs --target host:port, or --pristine DIR")
 			}
 			c, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
 			if err != nil {
@@ -97,7 +97,7 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	}
 	compress, err := strconv.ParseBool(cmd.String("storage-compress"))
 	if err != nil {
-		return fmt.Errorf("--storage-compress: %q is not true or false", cmd.String("storage-compress"))
+		return usageError(cmd, "--storage-compress: %q is not true or false", cmd.String("storage-compress"))
 	}
 	src, err := serverSource(cmd, "seed --pristine")
 	if err != nil {
