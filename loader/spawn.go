@@ -174,9 +174,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		err = errors.Join(fault, err)
 	}
 	stop(nil) // the run is over: a server stopping now is no fault
-	if serr := writer.Stop(time.Minute); serr != nil {
-		err = errors.Join(err, serr)
-	}
+	// both servers have served their purpose and hold nothing to keep (a disposable copy,
+	// a catalog loaded only to be measured): they are ended at once, not shut down
+	// gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are complete: the
+	// JVM flushes every log line as it writes it; the profile windows are already closed.
+	readerDown := make(chan struct{})
+	go func() { reader.Kill(); close(readerDown) }()
+	defer func() { <-readerDown }()
+	writer.Kill()
 	if sc.Profiler != nil { // converted now, with no server left to compete with
 		res.Manifest.WriterProfile = sc.Profiler.Finish(res.Dir)
 		if e := res.Manifest.WriterProfile.Error; e != "" {
