@@ -147,10 +147,17 @@ func RefusalLines(r *analyze.Refusal) []string {
 }
 
 // RefusalJSON is the JSON document of a refusal.
-func RefusalJSON(r *analyze.Refusal, allowed []string) *CompareJSON {
+func RefusalJSON(r *analyze.Refusal, o analyze.CompareOptions, a, b *analyze.Group) *CompareJSON {
 	j := &CompareJSON{Schema: CompareSchema, Comparable: false, Mismatches: []MismatchJSON{}, Duplicates: append([]analyze.Duplicate{}, r.Duplicates...),
-		AllowedMismatches: append([]string{}, allowed...), Rows: []analyze.Row{}, Excluded: []analyze.RunNote{}, Gates: []analyze.GateResult{},
+		AllowedMismatches: append([]string{}, o.AllowMismatch...), Rows: []analyze.Row{}, Excluded: []analyze.RunNote{}, Gates: []analyze.GateResult{},
+		ThresholdPct: o.ThresholdPct, Method: string(o.Method), Resamples: o.Resamples, Seed: o.Seed, Quantiles: string(o.Quantiles),
 		Notes: []string{}, Footnotes: []string{}}
+	if a != nil { // the groups as read: the refusal names what was compared
+		j.A = groupJSON(a)
+	}
+	if b != nil {
+		j.B = groupJSON(b)
+	}
 	for _, m := range r.Mismatches {
 		j.Mismatches = append(j.Mismatches, mismatchJSON(m))
 	}

@@ -116,7 +116,7 @@ func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*a
 	for i, p := range []string{pathA, pathB} {
 		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, load)
 		if err != nil {
-			return nil, refused(cmd, f, err, opts.AllowMismatch)
+			return nil, refused(cmd, f, err, opts, groups)
 		}
 		for k, e := range g.Excluded {
 			if strings.HasPrefix(e.Reason, "unverified") {
@@ -127,16 +127,17 @@ func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*a
 	}
 	c, err := analyze.Compare(groups[0], groups[1], opts)
 	if err != nil {
-		return nil, refused(cmd, f, err, opts.AllowMismatch)
+		return nil, refused(cmd, f, err, opts, groups)
 	}
 	return c, nil
 }
 
 // refused writes, for JSON output, the refusal document that goes with a refusal.
-func refused(cmd *cli.Command, f report.Format, err error, allowed []string) error {
+// The groups read so far (nil when not yet read) and the options are stated in it.
+func refused(cmd *cli.Command, f report.Format, err error, opts analyze.CompareOptions, groups []*analyze.Group) error {
 	var ref *analyze.Refusal
 	if errors.As(err, &ref) && f == report.JSON {
-		if werr := report.WriteJSON(cmd.Root().Writer, report.RefusalJSON(ref, allowed)); werr != nil {
+		if werr := report.WriteJSON(cmd.Root().Writer, report.RefusalJSON(ref, opts, groups[0], groups[1])); werr != nil {
 			return werr
 		}
 	}

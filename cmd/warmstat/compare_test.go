@@ -155,6 +155,19 @@ func TestCompareRefusals(t *testing.T) {
 		if code != 3 || !strings.Contains(js, `"comparable": false`) || !strings.Contains(js, `"rows": []`) {
 			t.Fatalf("JSON refusal: %d %s", code, js)
 		}
+		// the refusal states what was compared and how, not zero values
+		var r struct {
+			A, B struct {
+				Label string `json:"label"`
+				Runs  int    `json:"runs"`
+			}
+			Threshold float64 `json:"threshold_pct"`
+			Method    string  `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(js), &r); err != nil || r.A.Runs != 3 || r.B.Runs != 2 || r.A.Label != "a" || r.B.Label != "b" ||
+			r.Threshold != 2 || r.Method == "" {
+			t.Fatalf("JSON refusal's groups and options: %+v %v\n%s", r, err, js)
+		}
 	})
 	t.Run("within a group", func(t *testing.T) {
 		tmp := t.TempDir()
