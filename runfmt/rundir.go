@@ -193,6 +193,11 @@ func Stage(final string) (*Staged, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MkdirTemp makes it private (0700); a run directory is read like any other output
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
 	return &Staged{final: final, tmp: tmp}, nil
 }
 
