@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,12 +29,8 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 	cp := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	pristine := filepath.Join(tmp, "pristine")
 	p := seed.DefaultProfile()
-	st, err := seed.Pristine(ctx, seed.PristineConfig{Server: cp, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, p, 0.001, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pristine, st := smallSnapshot(t, cp)
 	info, err := evitaserver.ReadSnapshot(pristine, "shop")
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +89,7 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 	src := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5); err != nil {
-		t.Fatal(err)
-	}
+	pristine, _ := smallSnapshot(t, src)
 	work := filepath.Join(tmp, "work")
 	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
 		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
@@ -188,3 +182,34 @@ const (
 	readerTestScale = 0.01
 	readerTestHeap  = 160 << 20
 )
+
+// small is the scale-0.001 compressed snapshot the spawn tests share: seeded once per
+// test binary (a snapshot is only ever read, and each run proves it unchanged).
+var small struct {
+	once sync.Once
+	dir  string
+	st   *seed.Stats
+	err  error
+}
+
+func smallSnapshot(t *testing.T, src evitaserver.Source) (string, *seed.Stats) {
+	t.Helper()
+	small.once.Do(func() {
+		if small.dir, small.err = os.MkdirTemp("", "warmstat-loader-snapshot-"); small.err == nil {
+			small.st, small.err = seed.Pristine(context.Background(), seed.PristineConfig{Server: src, Dir: filepath.Join(small.dir, "pristine"),
+				Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5)
+		}
+	})
+	if small.err != nil {
+		t.Fatal(small.err)
+	}
+	return filepath.Join(small.dir, "pristine"), small.st
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if small.dir != "" {
+		os.RemoveAll(small.dir)
+	}
+	os.Exit(code)
+}
