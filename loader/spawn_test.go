@@ -127,10 +127,7 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	src := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), readerTestScale, 5); err != nil {
-		t.Fatal(err)
-	}
+	pristine, _ := smallSnapshot(t, src)
 	work := filepath.Join(tmp, "work")
 	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
 		ServerHeap: 1 << 30, ReaderHeap: readerTestHeap, Compress: true, Probe: evitatest.Probe}
@@ -146,9 +143,11 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	}
 	// without metadata (a snapshot made otherwise, its need unknown) the reader starts and
 	// fails while it activates the catalog
-	if err := os.Remove(evitaserver.SnapshotFile(pristine, "shop")); err != nil {
+	bare := filepath.Join(tmp, "bare") // the same catalog, without its metadata file
+	if err := evitaserver.CopyTree(filepath.Join(pristine, "shop"), filepath.Join(bare, "shop")); err != nil {
 		t.Fatal(err)
 	}
+	sc.Pristine = bare
 	compressed := true
 	sc.SnapshotCompress = &compressed
 	res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, Manifest: runfmt.Manifest{RunID: "small", Build: runfmt.Build{Label: "local"}}})
@@ -176,12 +175,10 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	t.Logf("%v", err)
 }
 
-// a seeded snapshot a reader of readerTestHeap cannot activate (measured: the seed at
-// 0.01 holds ~280 MB live; a 256m reader activates it and fails only during the load)
-const (
-	readerTestScale = 0.01
-	readerTestHeap  = 160 << 20
-)
+// a reader heap too small to activate the small snapshot (measured: at 48m the reader
+// boots and runs out of memory activating the scale-0.001 catalog, in ~10 s; at 64m it
+// activates it and fails only during the load)
+const readerTestHeap = 48 << 20
 
 // small is the scale-0.001 compressed snapshot the spawn tests share: seeded once per
 // test binary (a snapshot is only ever read, and each run proves it unchanged).
