@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // snapshotSettings reads the pristine snapshot's metadata and settles what depends on
@@ -32,7 +33,7 @@ func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
 	if info.LiveHeapBytes != nil {
 		need = evitaserver.NeedHeap(*info.LiveHeapBytes)
 		live := *info.LiveHeapBytes
-		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", fmtBytes(live))
+		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", runfmt.FormatBytes(&live))
 	}
 	proposed := need
 	if info.Seed != nil {
@@ -56,5 +57,3 @@ func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
 
 // ErrHeapsNeeded: a snapshot without metadata gives nothing to choose heaps from.
 var ErrHeapsNeeded = errors.New("the heaps must be given")
-
-func fmtBytes(b int64) string { return fmt.Sprintf("%.2f GB", float64(b)/(1<<30)) }

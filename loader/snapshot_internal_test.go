@@ -31,7 +31,7 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", ServerHeap: need - 1}
 	_, err = snapshotSettings(&sc)
 	var he *evitaserver.HeapError
-	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "2.00 GB") {
+	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "measured at 2g when it was seeded") {
 		t.Fatalf("a heap below the need: %v", err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "other"}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // The built-in profile's catalog costs about liveBase + livePerScale × s of live heap
@@ -33,9 +34,7 @@ func checkHeap(server string, heap int64, p *Profile, s float64) error {
 	}
 	if need := evitaserver.NeedHeap(live); heap < need {
 		return &evitaserver.HeapError{Server: server, Heap: heap, Need: need,
-			Why: fmt.Sprintf("the built-in profile at scale %g holds about %s live", s, fmtBytes(live))}
+			Why: fmt.Sprintf("the built-in profile at scale %g holds about %s live", s, runfmt.FormatBytes(&live))}
 	}
 	return nil
 }
-
-func fmtBytes(b int64) string { return fmt.Sprintf("%.2f GB", float64(b)/(1<<30)) }
