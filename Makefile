@@ -33,12 +33,15 @@ bench:
 	$(GO) test ./analyze -run '^$$' -bench 'Summarize|Read' -benchmem -cpu 1
 	$(GO) test ./analyze -run '^$$' -bench 'Compare5x' -benchmem -benchtime 3x
 	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x -v
+	$(GO) test ./evita -run '^$$' -bench 'Transcode' -benchmem
+	WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test ./evita -run '^$$' -bench 'UpsertPath|ServerStatusRoundTrip' -benchmem
 
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
 fuzz:
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzCSVReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./evita -run '^$$' -fuzz '^FuzzTranscoder$$' -fuzztime $(FUZZTIME)
 
 # The main job on a small built-in default. With two evitaDB releases fetchable
 # (make evita), the live demo: seed a small catalog, load it 3 times with each

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 )
 
 // BenchmarkServerStatusRoundTrip is the wire's physical floor on loopback: one bare
@@ -38,11 +39,11 @@ func BenchmarkServerStatusRoundTrip(b *testing.B) {
 }
 
 // BenchmarkUpsertPath measures what warmstat adds around the timed upsert call, on a
-// real server. Every variant builds the same fresh Brand upsert per iteration; "raw"
-// then makes the bare generated-client call (what any client pays), "per-call-context"
-// is Session.Upsert (a context, a timer and metadata per call: the load's old path),
-// "leased" is UpsertUncancelled (the load's path). allocs/op over "raw" is the
-// wrapper's own cost per upsert; BenchmarkBuildUpsert measures building the mutation.
+// real server. Every variant sends the same kind of fresh Brand upsert per iteration;
+// "raw" builds it as messages and makes the bare generated-client call (what any client
+// pays), "leased" transcodes it into a reused buffer and sends the bytes with
+// UpsertUncancelled (the load's path). allocs/op over "raw" is the wrapper's own cost
+// per upsert; BenchmarkTranscode measures building the request alone.
 func BenchmarkUpsertPath(b *testing.B) {
 	_, c := evitatest.Start(b)
 	ctx := context.Background()
@@ -62,43 +63,45 @@ func BenchmarkUpsertPath(b *testing.B) {
 	defer conn.Close()
 	raw := pb.NewEvitaSessionServiceClient(conn)
 	pk := int32(0)
-	next := func() *pb.GrpcEntityUpsertMutation {
-		pk++
-		return evita.BuildUpsert(evitatest.Brand(pk), evita.CopyPlan{})
-	}
 	b.Run("raw", func(b *testing.B) {
 		rctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(ctx, metadata.Pairs("sessionid", s.ID, "clientversion", c.Version)), time.Hour)
 		defer cancel()
 		b.ReportAllocs()
 		for b.Loop() {
-			req := &pb.GrpcUpsertEntityRequest{EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: next()}}}
+			pk++
+			req := &pb.GrpcUpsertEntityRequest{EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{
+				EntityUpsertMutation: evita.BuildUpsertMessages(evitatest.Brand(pk), evita.CopyPlan{})}}}
 			if _, err := raw.UpsertEntity(rctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("per-call-context", func(b *testing.B) {
+	b.Run("leased", func(b *testing.B) {
+		var tc evita.Transcoder
+		var req []byte
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := s.Upsert(ctx, next()); err != nil {
+			pk++
+			e, err := proto.Marshal(evitatest.Brand(pk)) // a fetched entity arrives as bytes
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-	b.Run("leased", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := s.UpsertUncancelled(next()); err != nil {
+			if req, _, err = tc.Upsert(req[:0], e); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.UpsertUncancelled(req, "Brand"); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 }
 
-// BenchmarkBuildUpsert is the mutation building per upsert (no server): a Brand (a
-// cheap collection's shape) and the fixture's Product (prices, references, groups,
-// reference attributes, associated data).
-func BenchmarkBuildUpsert(b *testing.B) {
+// BenchmarkTranscode is building one upsert request from one fetched entity (no
+// server), for a Brand (a cheap collection's shape) and the fixture's Product (prices,
+// references, groups, reference attributes, associated data): "messages" is the old
+// path (decode the entity, build the upsert as messages, encode it), "wire" the
+// Transcoder the load uses.
+func BenchmarkTranscode(b *testing.B) {
 	_, schemas := evitatest.FixtureSchema()
 	var product *pb.GrpcSealedEntity
 	for _, e := range evitatest.FixtureEntities() {
@@ -112,18 +115,43 @@ func BenchmarkBuildUpsert(b *testing.B) {
 			productSchema = s
 		}
 	}
-	brand := evitatest.Brand(1)
-	b.Run("Brand", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			evita.BuildUpsert(brand, evita.CopyPlan{})
+	for _, c := range []struct {
+		name string
+		e    *pb.GrpcSealedEntity
+		plan evita.CopyPlan
+	}{
+		{"Brand", evitatest.Brand(1), evita.CopyPlan{}},
+		{"Product", product, evita.CopyPlan{Reflected: evita.ReflectedNames(productSchema), WithPrices: true}},
+	} {
+		wire, err := proto.Marshal(c.e)
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("Product", func(b *testing.B) {
-		plan := evita.CopyPlan{Reflected: evita.ReflectedNames(productSchema), WithPrices: true}
-		b.ReportAllocs()
-		for b.Loop() {
-			evita.BuildUpsert(product, plan)
-		}
-	})
+		b.Run(c.name+"/messages", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(wire)))
+			for b.Loop() {
+				var e pb.GrpcSealedEntity
+				if err := proto.Unmarshal(wire, &e); err != nil {
+					b.Fatal(err)
+				}
+				req := &pb.GrpcUpsertEntityRequest{EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{
+					EntityUpsertMutation: evita.BuildUpsertMessages(&e, c.plan)}}}
+				if _, err := proto.Marshal(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/wire", func(b *testing.B) {
+			tc := evita.Transcoder{Plan: c.plan}
+			var req []byte
+			b.ReportAllocs()
+			b.SetBytes(int64(len(wire)))
+			for b.Loop() {
+				if req, _, err = tc.Upsert(req[:0], wire); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -39,6 +39,7 @@ type Client struct {
 	mgmt        pb.EvitaManagementServiceClient
 	sess        pb.EvitaSessionServiceClient
 	callTimeout time.Duration
+	plaintext   bool // UpsertUncancelled may use a lean connection
 }
 
 // Error is a failed call: the method, the gRPC status and the server's message.
@@ -105,7 +106,7 @@ func Dial(ctx context.Context, addr string, o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{Addr: addr, conn: conn, evita: pb.NewEvitaServiceClient(conn), mgmt: pb.NewEvitaManagementServiceClient(conn),
-		sess: pb.NewEvitaSessionServiceClient(conn), callTimeout: o.CallTimeout}
+		sess: pb.NewEvitaSessionServiceClient(conn), callTimeout: o.CallTimeout, plaintext: len(o.CACertPEM) == 0}
 	if c.callTimeout == 0 {
 		c.callTimeout = 2 * time.Minute
 	}
@@ -224,6 +225,9 @@ type Session struct {
 	Catalog string
 	State   int32
 	lease   lease // for UpsertUncancelled
+	// the lean connection of UpsertUncancelled and FetchRaw, opened by the first call
+	lean        *leanConn
+	leanHeaders map[string][]byte
 }
 
 // lease is a context with the session's metadata and a deadline, shared by calls
@@ -287,6 +291,10 @@ func (s *Session) timed(ctx context.Context) (context.Context, context.CancelFun
 func (s *Session) Close(ctx context.Context) error {
 	if s.lease.cancel != nil {
 		s.lease.cancel()
+	}
+	if s.lean != nil {
+		s.lean.Close()
+		s.lean = nil
 	}
 	ctx, cancel := s.timed(ctx)
 	defer cancel()
@@ -389,6 +397,14 @@ func (s *Session) PrimaryKeys(ctx context.Context, entityType string, total int)
 
 // Fetch reads entities by primary key with everything a copy needs.
 func (s *Session) Fetch(ctx context.Context, schema *pb.GrpcEntitySchema, pks []int32) ([]*pb.GrpcSealedEntity, error) {
+	ctx, cancel := s.timed(ctx)
+	defer cancel()
+	r, err := s.c.sess.QueryList(ctx, fetchQuery(schema, pks))
+	return r.GetSealedEntities(), wrap("QueryList(fetch "+schema.GetName()+")", err)
+}
+
+// fetchQuery is the query Fetch and FetchRaw send.
+func fetchQuery(schema *pb.GrpcEntitySchema, pks []int32) *pb.GrpcQueryRequest {
 	var plain []string
 	for _, n := range sortedKeys(schema.GetReferences()) {
 		if schema.GetReferences()[n].GetReflectedReferenceName() == nil {
@@ -396,34 +412,7 @@ func (s *Session) Fetch(ctx context.Context, schema *pb.GrpcEntitySchema, pks []
 		}
 	}
 	hasReflected := len(plain) < len(schema.GetReferences())
-	ctx, cancel := s.timed(ctx)
-	defer cancel()
-	r, err := s.c.sess.QueryList(ctx, FetchQuery(schema.GetName(), pks, plain, hasReflected, schema.GetWithPrice(), schema.GetWithHierarchy()))
-	return r.GetSealedEntities(), wrap("QueryList(fetch "+schema.GetName()+")", err)
-}
-
-// Upsert sends one entity mutation.
-func (s *Session) Upsert(ctx context.Context, m *pb.GrpcEntityUpsertMutation) error {
-	ctx, cancel := s.timed(ctx)
-	defer cancel()
-	_, err := s.c.sess.UpsertEntity(ctx, &pb.GrpcUpsertEntityRequest{
-		EntityMutation: &pb.GrpcEntityMutation{Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: m}}})
-	if err != nil {
-		return wrap("UpsertEntity "+m.GetEntityType(), err)
-	}
-	return nil
-}
-
-// UpsertUncancelled is Upsert for the measured load: it cannot be cancelled (WARM_UP
-// has no rollback, an upsert in flight is never cut) and costs no allocation beyond
-// the request and the call itself. Not safe for concurrent use on one session.
-func (s *Session) UpsertUncancelled(m *pb.GrpcEntityUpsertMutation) error {
-	req := pb.GrpcUpsertEntityRequest{EntityMutation: &pb.GrpcEntityMutation{
-		Mutation: &pb.GrpcEntityMutation_EntityUpsertMutation{EntityUpsertMutation: m}}}
-	if _, err := s.c.sess.UpsertEntity(s.leased(), &req); err != nil {
-		return wrap("UpsertEntity "+m.GetEntityType(), err)
-	}
-	return nil
+	return FetchQuery(schema.GetName(), pks, plain, hasReflected, schema.GetWithPrice(), schema.GetWithHierarchy())
 }
 
 // CollectionSize is the stored entity count of a collection.

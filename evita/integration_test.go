@@ -134,7 +134,7 @@ func TestGoLiveOutlivesCallTimeout(t *testing.T) {
 				sch = x
 			}
 		}
-		must(t, load.Upsert(ctx, evita.BuildUpsert(e, evita.CopyPlan{Reflected: evita.ReflectedNames(sch), WithPrices: sch.GetWithPrice()})))
+		must(t, load.Upsert(ctx, e, evita.CopyPlan{Reflected: evita.ReflectedNames(sch), WithPrices: sch.GetWithPrice()}))
 	}
 	// 10 ms: far below any goLive; Dial's own first call is not bound by it
 	slow, err := evita.Dial(ctx, s.Addr, evita.Options{CallTimeout: 10 * time.Millisecond})

@@ -32,15 +32,42 @@ func TestPriceCannotPassThrough(t *testing.T) {
 	if !naive.GetIndexed() {
 		t.Fatal("expected the verbatim copy to turn version 3 into indexed=true (if not, the trap is gone and this test is stale)")
 	}
-	m := PriceMutation(p)
+	m := transcodedPrice(t, p)
 	if m.GetIndexed() || m.GetSellable() || m.GetPriceId() != 7 || m.GetPriceList() != "basic" ||
 		!bytes.Equal(m.GetCurrency(), msg("CZK")) || !bytes.Equal(m.GetPriceWithTax(), msg("121.00")) {
 		t.Fatalf("re-encoded price: %v", m)
 	}
 	p.Indexed = true
-	if m := PriceMutation(p); !m.GetIndexed() || !m.GetSellable() {
+	if m := transcodedPrice(t, p); !m.GetIndexed() || !m.GetSellable() {
 		t.Fatal("an indexed price must stay indexed (sellable is the deprecated alias)")
 	}
+}
+
+// transcodedPrice is the price mutation the Transcoder writes for an entity with p.
+func transcodedPrice(t *testing.T, p *pb.GrpcPrice) *pb.GrpcUpsertPriceMutation {
+	t.Helper()
+	m := upsertOf(t, &pb.GrpcSealedEntity{EntityType: "Product", PrimaryKey: 1, Prices: []*pb.GrpcPrice{p}}, CopyPlan{WithPrices: true})
+	for _, x := range m.GetMutations() {
+		if pm := x.GetUpsertPriceMutation(); pm != nil {
+			return pm
+		}
+	}
+	t.Fatal("no price mutation")
+	return nil
+}
+
+// upsertOf transcodes e and decodes the request back into messages.
+func upsertOf(t *testing.T, e *pb.GrpcSealedEntity, plan CopyPlan) *pb.GrpcEntityUpsertMutation {
+	t.Helper()
+	b, err := UpsertRequest(e, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req pb.GrpcUpsertEntityRequest
+	if err := proto.Unmarshal(b, &req); err != nil {
+		t.Fatalf("the transcoded request does not parse: %v", err)
+	}
+	return req.GetEntityMutation().GetEntityUpsertMutation()
 }
 
 func richEntity() *pb.GrpcSealedEntity {
@@ -77,8 +104,8 @@ func kinds(m *pb.GrpcEntityUpsertMutation) string {
 	return strings.Join(k, " ")
 }
 
-func TestBuildUpsert(t *testing.T) {
-	m := BuildUpsert(richEntity(), CopyPlan{Reflected: map[string]bool{"productsInCategory": true}, WithPrices: true})
+func TestTranscoder(t *testing.T) {
+	m := upsertOf(t, richEntity(), CopyPlan{Reflected: map[string]bool{"productsInCategory": true}, WithPrices: true})
 	if m.GetEntityType() != "Product" || m.GetEntityPrimaryKey().GetValue() != 118772 || m.GetEntityExistence() != MustNotExist {
 		t.Fatalf("envelope: %v", m)
 	}
@@ -114,9 +141,9 @@ func TestBuildUpsert(t *testing.T) {
 		t.Errorf("non-indexed price with version 9 must stay non-indexed: %v", p)
 	}
 	// same entity, same bytes (map order must not leak into the mutation)
-	a, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	a, _ := UpsertRequest(richEntity(), CopyPlan{Reflected: map[string]bool{"productsInCategory": true}, WithPrices: true})
 	for range 20 {
-		b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(BuildUpsert(richEntity(), CopyPlan{Reflected: map[string]bool{"productsInCategory": true}, WithPrices: true}))
+		b, _ := UpsertRequest(richEntity(), CopyPlan{Reflected: map[string]bool{"productsInCategory": true}, WithPrices: true})
 		if !bytes.Equal(a, b) {
 			t.Fatal("mutation bytes differ between two builds of the same entity")
 		}
@@ -124,7 +151,7 @@ func TestBuildUpsert(t *testing.T) {
 	// a schema without prices: no price mutations at all; a LIVE root entity: no scope, no parent
 	e := richEntity()
 	e.Scope, e.Parent = ScopeLive, nil
-	if got := kinds(BuildUpsert(e, CopyPlan{})); strings.Contains(got, "Price") || strings.Contains(got, "setParent") || strings.Contains(got, "setEntityScope") ||
+	if got := kinds(upsertOf(t, e, CopyPlan{})); strings.Contains(got, "Price") || strings.Contains(got, "setParent") || strings.Contains(got, "setEntityScope") ||
 		strings.Count(got, "insertReference") != 3 {
 		t.Errorf("plain copy: %s", got)
 	}

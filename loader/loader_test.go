@@ -158,7 +158,7 @@ func TestShortLoad(t *testing.T) {
 			return
 		}
 		extra := evitatest.Brand(99)
-		if err := s.Upsert(ctx, evita.BuildUpsert(extra, evita.CopyPlan{})); err != nil {
+		if err := s.Upsert(ctx, extra, evita.CopyPlan{}); err != nil {
 			t.Error(err)
 		}
 		s.Close(ctx)

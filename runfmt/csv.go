@@ -236,7 +236,7 @@ func (r *CSVReader) num(k int, field string, optional bool) (int64, error) {
 }
 
 // CSVWriter streams entities.csv. Rows reach the OS on Flush; the loader flushes
-// after every upsert so that a crash loses at most the entity in flight.
+// every 100 ms and at the end of each collection.
 type CSVWriter struct {
 	w   *bufio.Writer
 	buf []byte

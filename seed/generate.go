@@ -528,7 +528,7 @@ func Seed(ctx context.Context, c *evita.Client, catalog string, p *Profile, scal
 			if err := ctx.Err(); err != nil {
 				return st, err
 			}
-			if err := s.Upsert(ctx, evita.BuildUpsert(g.Entity(col, i), plan)); err != nil {
+			if err := s.Upsert(ctx, g.Entity(col, i), plan); err != nil {
 				return st, fmt.Errorf("%s #%d: %w", col.Name, i, err)
 			}
 			st.Counts[col.Name]++

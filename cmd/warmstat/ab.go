@@ -96,6 +96,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			return err // a setting no run can have: not a failed run to retry
 		}
 	}
+	leanRuntime()
 	sides := map[string]*abSide{}
 	for _, s := range []string{"a", "b"} {
 		src, err := evitaserver.ParseSource(cmd.String(s))

@@ -234,7 +234,7 @@ func LoadCatalog(t testing.TB, ctx context.Context, c *evita.Client, name string
 	must(t, err)
 	for _, e := range ents {
 		sch := schemas[e.GetEntityType()]
-		must(t, s.Upsert(ctx, evita.BuildUpsert(e, evita.CopyPlan{Reflected: evita.ReflectedNames(sch), WithPrices: sch.GetWithPrice()})))
+		must(t, s.Upsert(ctx, e, evita.CopyPlan{Reflected: evita.ReflectedNames(sch), WithPrices: sch.GetWithPrice()}))
 	}
 	for _, d := range plan.Deferred {
 		must(t, s.UpdateEntitySchema(ctx, d))

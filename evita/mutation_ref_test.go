@@ -1,28 +1,17 @@
 package evita
 
 import (
-	"slices"
-
 	"github.com/warmstat/warmstat/evita/pb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// CopyPlan says what of a collection's entities is copied.
-type CopyPlan struct {
-	// Reflected reference names are skipped: the engine rebuilds them from the owning
-	// references of the other collection.
-	Reflected map[string]bool
-	// WithPrices: copy prices and inner-record handling (only when the schema has prices).
-	WithPrices bool
-}
+// This file keeps the message-level mapping the Transcoder replaced — decode the entity,
+// build the upsert as Go messages — as the oracle the wire-level one is held to
+// (TestTranscoderMatchesMessageMapping): the same entity must give the same upsert.
 
-// BuildUpsert turns one source entity into the upsert that recreates it in the target,
-// with the source primary key and MUST_NOT_EXIST. Mutations come in the harness's order
-// — scope, parent, references (insert, group, attributes), attributes, associated data,
-// inner-record handling, prices — with map entries sorted by key so that the same
-// entity always gives the same bytes. Unlike the Java harness it copies the hierarchy
-// parent.
-func BuildUpsert(e *pb.GrpcSealedEntity, plan CopyPlan) *pb.GrpcEntityUpsertMutation {
+// buildUpsert is the message-level mapping: one source entity to the upsert that
+// recreates it, with the source primary key and MUST_NOT_EXIST.
+func buildUpsert(e *pb.GrpcSealedEntity, plan CopyPlan) *pb.GrpcEntityUpsertMutation {
 	// the local mutations live in one slab, sized exactly: a Product has hundreds, and
 	// one allocation for all of them (instead of one each, plus the slice's growth) is
 	// a large share of the loader's own garbage
@@ -83,19 +72,19 @@ func BuildUpsert(e *pb.GrpcSealedEntity, plan CopyPlan) *pb.GrpcEntityUpsertMuta
 				SetPriceInnerRecordHandlingMutation: &pb.GrpcSetPriceInnerRecordHandlingMutation{PriceInnerRecordHandling: h}}
 		}
 		for _, p := range e.GetPrices() {
-			next().Mutation = &pb.GrpcLocalMutation_UpsertPriceMutation{UpsertPriceMutation: PriceMutation(p)}
+			next().Mutation = &pb.GrpcLocalMutation_UpsertPriceMutation{UpsertPriceMutation: priceMutation(p)}
 		}
 	}
 	return &pb.GrpcEntityUpsertMutation{EntityType: e.GetEntityType(), EntityPrimaryKey: wrapperspb.Int32(e.GetPrimaryKey()),
 		EntityExistence: MustNotExist, Mutations: ms}
 }
 
-// PriceMutation re-encodes a read price as an upsert. It cannot pass through as bytes:
+// priceMutation re-encodes a read price as an upsert. It cannot pass through as bytes:
 // GrpcPrice field 10 is its version, while GrpcUpsertPriceMutation field 10 is
 // `indexed` — a verbatim copy would index every non-indexed price with a version.
 // The value messages (currency, inner record id, amounts, validity) are identical on
 // both sides and are copied as bytes.
-func PriceMutation(p *pb.GrpcPrice) *pb.GrpcUpsertPriceMutation {
+func priceMutation(p *pb.GrpcPrice) *pb.GrpcUpsertPriceMutation {
 	return &pb.GrpcUpsertPriceMutation{PriceId: p.GetPriceId(), PriceList: p.GetPriceList(), Currency: p.GetCurrency(),
 		InnerRecordId: p.GetInnerRecordId(), PriceWithoutTax: p.GetPriceWithoutTax(), TaxRate: p.GetTaxRate(),
 		PriceWithTax: p.GetPriceWithTax(), Validity: p.GetValidity(), Sellable: p.GetIndexed(), Indexed: p.GetIndexed()}
@@ -197,13 +186,4 @@ func eachAttribute(global map[string][]byte, localized map[string]*pb.GrpcLocali
 func associatedData(name string, loc *pb.GrpcLocale, v []byte) *pb.GrpcLocalMutation_UpsertAssociatedDataMutation {
 	return &pb.GrpcLocalMutation_UpsertAssociatedDataMutation{UpsertAssociatedDataMutation: &pb.GrpcUpsertAssociatedDataMutation{
 		AssociatedDataName: name, AssociatedDataLocale: loc, AssociatedDataValue: v}}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
