@@ -17,8 +17,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// leanConn carries the measured load's upserts: one unary gRPC call at a time over its
-// own plaintext HTTP/2 connection, written and read by the calling goroutine itself.
+// leanConn carries the load's fetches and upserts: one unary gRPC call at a time over
+// its own plaintext HTTP/2 connection, written and read by the calling goroutine.
 //
 // Why not grpc-go: per unary call it hands the request to a writer goroutine and the
 // response over from a reader goroutine, encodes the headers anew and keeps per-call
@@ -30,8 +30,10 @@ import (
 //
 // It speaks just enough HTTP/2 for that (RFC 9113): the connection preface and
 // settings, flow control in both directions, PING and SETTINGS acknowledgements,
-// GOAWAY and RST_STREAM; the call's outcome is the grpc-status trailer. Any protocol
-// or connection failure breaks the connection for good (the load stops there anyway).
+// GOAWAY and RST_STREAM; the call's outcome is the grpc-status trailer. A protocol or
+// connection failure gives the connection up (Session.leanCall opens a new one for the
+// next call, and sends a call again only when the server proved it did not take it);
+// a gRPC error from the server leaves it open.
 type leanConn struct {
 	conn    leanTransport
 	bw      *bufio.Writer
@@ -45,6 +47,11 @@ type leanConn struct {
 	unacked    uint32 // DATA received on the connection and not yet given back
 	goAway     bool
 	broken     error
+	// untaken: the last call failed before the server took its stream (a GOAWAY that
+	// names a lower last stream, or the connection already going away): it was not
+	// processed (RFC 9113 6.8), so it may be sent again on a new connection
+	untaken    bool
+	lastUsed   time.Time
 	buf        []byte // the gRPC-framed message being sent
 	status     callStatus
 	resp       *[]byte // where the answer goes (nil: dropped)
@@ -64,7 +71,7 @@ func dialLean(addr string, timeout time.Duration) (*leanConn, error) {
 		return nil, err
 	}
 	c := &leanConn{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10), timeout: timeout, nextID: 1,
-		peerFrame: 16384, peerWindow: 65535, connWindow: 65535}
+		peerFrame: 16384, peerWindow: 65535, connWindow: 65535, lastUsed: time.Now()}
 	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(conn, 64<<10))
 	c.fr.SetReuseFrames()
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
@@ -138,6 +145,8 @@ func (c *leanConn) call(ctx context.Context, headers, msg []byte, resp *[]byte) 
 	if c.broken != nil {
 		return nil, c.broken
 	}
+	c.untaken = false
+	defer func() { c.lastUsed = time.Now() }()
 	if err := c.conn.arm(); err != nil {
 		return nil, c.breakWith(err)
 	}
@@ -147,6 +156,9 @@ func (c *leanConn) call(ctx context.Context, headers, msg []byte, resp *[]byte) 
 		defer func() {
 			if !stop() { // under way: let it finish before the socket can be closed
 				<-interrupted
+				if c.broken == nil { // too late for this call, but the socket is interrupted
+					c.breakWith(ctx.Err())
+				}
 			}
 		}()
 	}
@@ -157,7 +169,9 @@ func (c *leanConn) call(ctx context.Context, headers, msg []byte, resp *[]byte) 
 	err := c.do(headers, msg)
 	var answer []byte
 	if err == nil && resp != nil {
-		answer, err = unframe(*resp)
+		if answer, err = unframe(*resp); err != nil {
+			err = status.Error(codes.Internal, err.Error()) // a whole exchange: the connection stays
+		}
 	}
 	c.resp = nil
 	if err != nil {
@@ -183,6 +197,7 @@ func (c *leanConn) breakWith(err error) error {
 
 func (c *leanConn) do(headers, msg []byte) error {
 	if c.goAway {
+		c.untaken = true
 		return errors.New("the server sent GOAWAY")
 	}
 	if c.nextID > 1<<31-1 {
@@ -208,7 +223,13 @@ func (c *leanConn) do(headers, msg []byte) error {
 			if err := c.readFrame(id, &streamWindow); err != nil {
 				return err
 			}
-			if c.status.done { // the server answered before the request ended
+			if c.status.done { // the server answered before the request ended: end ours
+				if err := c.fr.WriteRSTStream(id, http2.ErrCodeCancel); err != nil {
+					return err
+				}
+				if err := c.bw.Flush(); err != nil {
+					return err
+				}
 				return c.status.err()
 			}
 		}
@@ -270,7 +291,7 @@ func (c *leanConn) readFrame(id uint32, streamWindow *int64) error {
 				*streamWindow += int64(s.Val) - c.peerWindow
 				c.peerWindow = int64(s.Val)
 			}
-			return nil
+			return s.Valid() // e.g. a max frame size below 16,384 is a protocol error
 		})
 		if err != nil {
 			return err
@@ -296,6 +317,7 @@ func (c *leanConn) readFrame(id uint32, streamWindow *int64) error {
 	case *http2.GoAwayFrame:
 		c.goAway = true
 		if f.LastStreamID < id {
+			c.untaken = true
 			return fmt.Errorf("the server sent GOAWAY (%v) before the call was taken", f.ErrCode)
 		}
 	case *http2.RSTStreamFrame:
@@ -308,8 +330,9 @@ func (c *leanConn) readFrame(id uint32, streamWindow *int64) error {
 		}
 	case *http2.DataFrame:
 		// received data is given back when half a window is used: the connection's
-		// (1 GB) over many calls, the stream's (16 MB) within a large answer
-		n := uint32(len(f.Data()))
+		// (1 GB) over many calls, the stream's (16 MB) within a large answer; the
+		// frame's length counts (padding uses window too)
+		n := f.Header().Length
 		c.unacked += n
 		if c.unacked > leanConnWindow/2 {
 			if err := c.windowUpdate(0, &c.unacked); err != nil {
@@ -359,7 +382,9 @@ func (c *leanConn) collect(data []byte) error {
 		if n > maxAnswer {
 			return fmt.Errorf("the answer's message claims %d bytes", n)
 		}
-		r = slices.Grow(r, 5+n-len(r))
+		if more := 5 + n - len(r); more > 0 {
+			r = slices.Grow(r, more)
+		}
 	}
 	*c.resp = r
 	return nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
@@ -18,9 +20,34 @@ import (
 // control must work both ways), the server's refusal of a second MUST_NOT_EXIST upsert
 // of the same entity as an *Error with its code and message (not a broken
 // connection), then more upserts on the same connection, and everything read back.
+//
+// Through a proxy (the only way to see what a call carries): every lean call states
+// its deadline (grpc-timeout; without one evitaDB cuts a call after 2 s). Straight to
+// the server, a call after 2.5 s of idleness still goes through (evitaDB 2026.2 keeps
+// the connection; a connection idle over 1 s is replaced anyway, for servers that
+// close idle ones or expect their PINGs answered).
 func TestLeanConnectionOnRealServer(t *testing.T) {
-	_, c := evitatest.Start(t)
+	srv, direct := evitatest.Start(t)
+	px := evitatest.StartProxy(t, srv.Addr)
 	ctx := context.Background()
+	c, err := evita.Dial(ctx, px.Addr, evita.Options{CallTimeout: 7 * time.Minute})
+	must(t, err)
+	defer c.Close()
+	var mu sync.Mutex
+	var deadlines []time.Duration
+	px.SetFault(func(pctx context.Context, method string) (proto.Message, error) {
+		if evitatest.Short(method) == "UpsertEntity" {
+			d, ok := pctx.Deadline()
+			mu.Lock()
+			if ok {
+				deadlines = append(deadlines, time.Until(d))
+			} else {
+				deadlines = append(deadlines, -1)
+			}
+			mu.Unlock()
+		}
+		return nil, nil
+	})
 	cat, schemas := evitatest.FixtureSchema()
 	must(t, c.CreateCatalog(ctx, "lean", false, evita.PlanReplication(cat, schemas)))
 	s, err := c.Open(ctx, "lean", true)
@@ -61,8 +88,26 @@ func TestLeanConnectionOnRealServer(t *testing.T) {
 		must(t, err)
 		must(t, s.UpsertUncancelled(req, "Brand"))
 	}
-	if n, err := s.CollectionSize(ctx, "Brand"); err != nil || n != 200 {
-		t.Fatalf("Brand: %d entities (%v), want 200", n, err)
+	// straight to the server, idle between calls
+	ds := direct.Resume(s.ID, "lean") // the same session, another client
+	for _, pk := range []int32{201, 202} {
+		req, err = evita.UpsertRequest(evitatest.Brand(pk), evita.CopyPlan{})
+		must(t, err)
+		must(t, ds.UpsertUncancelled(req, "Brand"))
+		time.Sleep(2500 * time.Millisecond)
+	}
+	if n, err := s.CollectionSize(ctx, "Brand"); err != nil || n != 202 {
+		t.Fatalf("Brand: %d entities (%v), want 202", n, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deadlines) != 202 {
+		t.Fatalf("the proxy saw %d upserts, want 202", len(deadlines))
+	}
+	for i, d := range deadlines {
+		if d < 6*time.Minute || d > 7*time.Minute {
+			t.Fatalf("upsert %d arrived with deadline %v, want the 7m call timeout", i, d)
+		}
 	}
 	got, err := s.Fetch(ctx, productSchema, []int32{product.GetPrimaryKey()})
 	must(t, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/warmstat/warmstat/evita/pb"
 	"google.golang.org/grpc"
@@ -131,20 +133,52 @@ func UpsertRequest(e *pb.GrpcSealedEntity, plan CopyPlan) ([]byte, error) {
 	return req, err
 }
 
-// leanCall makes a call over the session's lean connection, opened by its first call;
-// the header blocks (with the session's id) are made once per method.
+// leanIdle is how long a lean connection may sit unused before a call opens a new one:
+// a server may close an idle HTTP/2 connection (evitaDB's default idle timeout is
+// 2 s), and its PINGs are only answered while a call reads. A batch of upserts leaves
+// the source's connection idle for seconds; opening one costs a loopback connect.
+const leanIdle = time.Second
+
+// leanCall makes a call over the session's lean connection, opened by the first call
+// and again after a failure, a GOAWAY (a server frozen for a minute sends one when it
+// wakes) or when it sat idle; the header blocks (the session's id,
+// the call timeout as grpc-timeout) are made once per method. A call the server
+// proved it did not take (GOAWAY before its stream) is sent once more on a new
+// connection.
 func (s *Session) leanCall(ctx context.Context, method string, req []byte, resp *[]byte) ([]byte, error) {
-	if s.lean == nil {
-		l, err := dialLean(s.c.Addr, s.c.callTimeout)
-		if err != nil {
-			return nil, status.Error(codes.Unavailable, "connecting: "+err.Error())
-		}
-		s.lean, s.leanHeaders = l, map[string][]byte{}
-	}
 	h, ok := s.leanHeaders[method]
 	if !ok {
-		h = leanHeaders(s.c.Addr, method, "sessionid", s.ID, "clientversion", s.c.Version)
+		if s.leanHeaders == nil {
+			s.leanHeaders = map[string][]byte{}
+		}
+		h = leanHeaders(s.c.Addr, method, "grpc-timeout", grpcTimeout(s.c.callTimeout),
+			"sessionid", s.ID, "clientversion", s.c.Version)
 		s.leanHeaders[method] = h
 	}
-	return s.lean.call(ctx, h, req, resp)
+	for attempt := 0; ; attempt++ {
+		if s.lean != nil && (s.lean.broken != nil || s.lean.goAway || time.Since(s.lean.lastUsed) > leanIdle) {
+			s.lean.Close()
+			s.lean = nil
+		}
+		if s.lean == nil {
+			l, err := dialLean(s.c.Addr, s.c.callTimeout)
+			if err != nil {
+				return nil, status.Error(codes.Unavailable, "connecting: "+err.Error())
+			}
+			s.lean = l
+		}
+		answer, err := s.lean.call(ctx, h, req, resp)
+		if err != nil && s.lean.untaken && attempt == 0 {
+			continue
+		}
+		return answer, err
+	}
+}
+
+// grpcTimeout is a duration as a grpc-timeout header value (at most 8 digits).
+func grpcTimeout(d time.Duration) string {
+	if ms := d.Milliseconds(); ms < 1e8 {
+		return strconv.FormatInt(max(ms, 1), 10) + "m"
+	}
+	return strconv.FormatInt(min(int64(d/time.Second), 1e8-1), 10) + "S"
 }

@@ -173,10 +173,14 @@ func (t *Transcoder) Upsert(dst, entity []byte) ([]byte, Entity, error) {
 	}
 	if hasParent {
 		var p uint64
-		for r := (fields{m: parent}); r.next(); {
-			if r.f.is(1, protowire.VarintType) {
-				p = r.f.u
+		pr := fields{m: parent}
+		for pr.next() {
+			if pr.f.is(1, protowire.VarintType) {
+				p = pr.f.u
 			}
+		}
+		if pr.err != nil {
+			return fail(" parent", pr.err)
 		}
 		s := begin(&b, upsertMutations)
 		m := begin(&b, lmSetParent)
@@ -332,6 +336,12 @@ func (t *Transcoder) attributes(b []byte, global, localized []kv, ref *refContex
 		end(&b, s)
 		return b
 	}
+	return t.values(b, global, localized, one)
+}
+
+// values writes one mutation (one) per non-empty value: the global ones sorted by
+// name, then the localized ones per locale, locales and names sorted.
+func (t *Transcoder) values(b []byte, global, localized []kv, one func(b, name, locale, value []byte, localized bool) []byte) ([]byte, error) {
 	for _, a := range sortEntries(global) {
 		if len(a.v) > 0 {
 			b = one(b, a.k, nil, a.v, false)
@@ -372,23 +382,7 @@ func (t *Transcoder) associatedData(b []byte) ([]byte, error) {
 		end(&b, s)
 		return b
 	}
-	for _, a := range sortEntries(t.assoc) {
-		if len(a.v) > 0 {
-			b = one(b, a.k, nil, a.v, false)
-		}
-	}
-	for _, loc := range sortEntries(t.locAssoc) {
-		var err error
-		if t.perLocale, err = innerMap(t.perLocale[:0], loc.v); err != nil {
-			return b, fmt.Errorf("locale %s: %w", loc.k, err)
-		}
-		for _, a := range sortEntries(t.perLocale) {
-			if len(a.v) > 0 {
-				b = one(b, a.k, loc.k, a.v, true)
-			}
-		}
-	}
-	return b, nil
+	return t.values(b, t.assoc, t.locAssoc, one)
 }
 
 // price writes a GrpcUpsertPriceMutation from a GrpcPrice: fields 1–8 as they are,
