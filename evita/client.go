@@ -292,10 +292,7 @@ func (s *Session) Close(ctx context.Context) error {
 	if s.lease.cancel != nil {
 		s.lease.cancel()
 	}
-	if s.lean != nil {
-		s.lean.Close()
-		s.lean = nil
-	}
+	s.closeLean()
 	ctx, cancel := s.timed(ctx)
 	defer cancel()
 	_, err := s.c.sess.Close(ctx, &pb.GrpcCloseRequest{CommitBehaviour: WaitForChangesVisible, CatalogName: s.Catalog})
@@ -456,6 +453,7 @@ func (o GoLiveOutcome) Problem() error {
 // up to confirm: after a failed call, to learn whether the server went ALIVE anyway;
 // after a completed one, to prove it did.
 func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, progress func(pct int32)) GoLiveOutcome {
+	s.closeLean() // goLive ends the session: its upserts are over
 	// the deadline only bounds the call as a whole; a day outlasts any real goLive
 	lctx, cancel := context.WithTimeout(s.ctx(ctx), 24*time.Hour)
 	defer cancel()
@@ -568,5 +566,13 @@ func (c *Client) WaitSettled(ctx context.Context, catalog string, deadline time.
 			return state, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// closeLean closes the session's lean connection, if it has one.
+func (s *Session) closeLean() {
+	if s.lean != nil {
+		s.lean.Close()
+		s.lean = nil
 	}
 }

@@ -157,8 +157,7 @@ func (s *Session) leanCall(ctx context.Context, method string, req []byte, resp 
 	}
 	for attempt := 0; ; attempt++ {
 		if s.lean != nil && (s.lean.broken != nil || s.lean.goAway || time.Since(s.lean.lastUsed) > leanIdle) {
-			s.lean.Close()
-			s.lean = nil
+			s.closeLean()
 		}
 		if s.lean == nil {
 			l, err := dialLean(s.c.Addr, s.c.callTimeout)

@@ -298,7 +298,7 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		}
 		banner = "NOT COMPARABLE (allowed to differ: " + strings.Join(c.Options.AllowMismatch, ", ") + "): " + strings.Join(parts, "; ")
 	}
-	title := fmt.Sprintf("B %s (%d runs) vs A %s (%d runs)", c.B.Build, len(c.B.Runs), c.A.Build, len(c.A.Runs))
+	title := fmt.Sprintf("B %s (%s) vs A %s (%s)", c.B.Build, nRuns(len(c.B.Runs)), c.A.Build, nRuns(len(c.A.Runs)))
 	if md {
 		p("### warmstat compare: %s\n\n", MDEscape(title))
 		if banner != "" {
@@ -379,4 +379,12 @@ func GateLine(g analyze.GateResult) string {
 		return fmt.Sprintf("gate %s: pass (%s)", g.Gate, g.Verdict)
 	}
 	return fmt.Sprintf("gate %s: NOT JUDGED (%s)", g.Gate, g.Reason)
+}
+
+// nRuns is "1 run" or "N runs".
+func nRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }

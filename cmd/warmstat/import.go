@@ -55,7 +55,11 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	m := rep.Manifest(dir, opts)
+	src := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		src = abs // the manifest names where it came from wherever it is read
+	}
+	m := rep.Manifest(src, opts)
 	m.Machine = mach
 	if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
 		gc, err := evitaserver.ParseGCFiles(logs...)

@@ -81,6 +81,7 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"seed", "--pristine", t.TempDir(), "--storage-compress", "maybe"}, `--storage-compress: "maybe" is not true or false`, 2},
 		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V", 0},
 		{[]string{"seed"}, "--target host:port, or --pristine", 2},
+		{[]string{"nope"}, `no command "nope"`, 2},
 		// every flag checked before any server starts (a bad one cost a whole run before)
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--max-per-collection", "-1"}, "--max-per-collection -1: must be 0 (no cap) or positive", 2},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--batch-size", "0"}, "--batch-size 0: must be 1 to 100000", 2},

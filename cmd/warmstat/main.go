@@ -111,6 +111,13 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // run() prints and maps errors
+		// without a command: the help; an unknown command is a usage error (exit 2)
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usageError(cmd, "no command %q", cmd.Args().First())
+			}
+			return cli.ShowAppHelp(cmd)
+		},
 		Description: "Exit codes: 0 ok, 1 a failed run or input that cannot be used, 2 a usage error (bad flag value,\n" +
 			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
 			"with --fail-on-regression.",

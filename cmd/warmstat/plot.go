@@ -69,6 +69,12 @@ func runPlot(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 	case "cdf", "timeline":
+		// the comparison's flags mean nothing to a picture of runs: refused, not ignored
+		for _, f := range []string{"all", "threshold", "method", "resamples", "seed", "allow-mismatch", "include-unverified"} {
+			if cmd.IsSet(f) {
+				return usageError(cmd, "--%s applies to --kind compare, not %s", f, kind)
+			}
+		}
 		if cmd.Args().Len() == 0 {
 			return usageError(cmd, "plot needs at least one RUN or GROUP directory")
 		}

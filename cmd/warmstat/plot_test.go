@@ -75,6 +75,8 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "--kind", "pie", "--out", filepath.Join(tmp, "x.svg"), a}, 2, `--kind "pie"`},
 		{[]string{"plot", "--collection", "Voucher", "--out", filepath.Join(tmp, "x.svg"), a}, 2, `--collection "Voucher": `},
 		{[]string{"plot", "--kind", "compare", "--out", filepath.Join(tmp, "x.svg"), a}, 2, "needs two arguments"},
+		{[]string{"plot", "--threshold", "5", "--out", filepath.Join(tmp, "x.svg"), a}, 2, "--threshold applies to --kind compare, not cdf"},
+		{[]string{"plot", "--kind", "timeline", "--method", "bca", "--out", filepath.Join(tmp, "x.svg"), a}, 2, "--method applies to --kind compare"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -505,6 +505,9 @@ func TestImportRecordsMachine(t *testing.T) {
 	if err != nil || m.Machine.Cores == nil || *m.Machine.Cores != here.Cores || *m.Machine.MemoryBytes != here.MemoryBytes {
 		t.Fatalf("machine %+v (this machine %+v) %v", m.Machine, here, err)
 	}
+	if sd := m.Import.SourceDir; !filepath.IsAbs(sd) || !strings.HasSuffix(sd, filepath.Join("testdata", "java", "ok")) {
+		t.Fatalf("import.source_dir %q: want the --java directory made absolute", sd)
+	}
 	explicit := filepath.Join(tmp, "explicit")
 	runCLI(t, "import", "--java", filepath.Join(testdata, "java", "ok"), "--out", explicit, "--machine", "this", "--cores", "64", "--memory", "256g")
 	if e, _ := runfmt.ReadManifest(filepath.Join(explicit, runfmt.ManifestFile)); e == nil || *e.Machine.Cores != 64 || *e.Machine.MemoryBytes != 256<<30 {
