@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -268,7 +269,10 @@ func (s *Server) Kill() {
 	<-s.done
 }
 
-// Tail returns the last n lines of the server log.
+// ansi matches terminal colour and cursor sequences the server writes into its log.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// Tail is the last n lines of the server's log, colour codes removed.
 func (s *Server) Tail(n int) string {
 	f, err := os.Open(s.Log)
 	if err != nil {
@@ -279,7 +283,7 @@ func (s *Server) Tail(n int) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		lines = append(lines, sc.Text())
+		lines = append(lines, ansi.ReplaceAllString(sc.Text(), "")) // for a manifest, not a terminal
 		if len(lines) > n {
 			lines = lines[1:]
 		}

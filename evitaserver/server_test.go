@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -110,5 +111,16 @@ func TestServerKilledMidCall(t *testing.T) {
 		t.Logf("in-flight calls failed %s after the kill: %v", time.Since(killed).Round(time.Millisecond), err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("calls hang after the server was killed")
+	}
+}
+
+// A server's last log lines go into errors and manifests: without its colour codes.
+func TestTailDropsColourCodes(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "server.log")
+	if err := os.WriteFile(log, []byte("one\n\x1b[31mERROR\x1b[0m boom\n\x1b[1;33mWARN\x1b[m two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := (&evitaserver.Server{Log: log}).Tail(2); got != "ERROR boom\nWARN two" {
+		t.Fatalf("tail %q", got)
 	}
 }

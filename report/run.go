@@ -267,7 +267,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	}
 	if s.LoopOverheadNs != nil {
 		clock = append(clock, []string{"  loop overhead", Seconds(*s.LoopOverheadNs),
-			Fixed(s.LoopOverheadSharePct, 1) + " % of wall: the loader's own time (neither upsert nor read)"})
+			Fixed(s.LoopOverheadSharePct, 1) + " % of wall: the loader's own time and key listing (neither upsert nor batch read)"})
 	}
 	if c := m.Loader.CPUNs; c != nil {
 		clock = append(clock, []string{"  loader CPU", Seconds(*c), Fixed(*s.LoaderCPUPct, 1) + " % of wall: the loader process's own CPU"})

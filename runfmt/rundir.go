@@ -222,6 +222,10 @@ func mustBeAbsentOrEmpty(dir string) error {
 	return nil
 }
 
+// CheckOut refuses an output directory that exists and is not empty, before any work
+// (Stage would refuse it too, but only when the run is written).
+func CheckOut(dir string) error { return mustBeAbsentOrEmpty(dir) }
+
 // Dir is where files are written until Commit.
 func (s *Staged) Dir() string { return s.tmp }
 

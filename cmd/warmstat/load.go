@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -32,7 +33,7 @@ func loadCommand() *cli.Command {
 			"+ 1 GB, and never below its measured need) and GC logs,\n" +
 			"and tears both down; the writer's GC pauses go into the manifest.\n" +
 			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
-			"running servers (plaintext gRPC). Writes --out (entities.csv as upserts complete, manifest.json at the end),\n" +
+			"running servers (plaintext gRPC). Writes --out (entities.csv flushed every 100 ms, manifest.json at the end),\n" +
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
@@ -94,6 +95,16 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	spawn := cmd.IsSet("pristine")
 	if spawn == (cmd.IsSet("source") || cmd.IsSet("target")) {
 		return fmt.Errorf("load needs either --pristine DIR --catalog NAME (spawn mode) or --source/--source-catalog/--target (attach mode)")
+	}
+	// an existing run is refused before any server starts (and before its work
+	// directory, whose logs the run's manifest names, is emptied for another)
+	if err := runfmt.CheckOut(cmd.String("out")); err != nil {
+		return err
+	}
+	if spawn {
+		if err := spawnPaths(cmd); err != nil {
+			return err
+		}
 	}
 	// Ctrl-C ends the load between upserts; a second one kills warmstat.
 	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
@@ -234,6 +245,31 @@ func loadLimits(cmd *cli.Command) error {
 	}
 	if m := cmd.Int("max-per-collection"); m < 0 {
 		return usageError(cmd, "--max-per-collection %d: must be 0 (no cap) or positive", m)
+	}
+	return nil
+}
+
+// spawnPaths refuses spawn-mode settings that would destroy or misstate a run: a run
+// directory inside the work directory (emptied before every run) or the other way
+// round, and --cache / --traffic-recording (a spawned server always runs with both off,
+// and the manifest says so).
+func spawnPaths(cmd *cli.Command) error {
+	for _, f := range []string{"cache", "traffic-recording"} {
+		if cmd.IsSet(f) {
+			return usageError(cmd, "--%s describes an attached server; a spawned one runs with cache and traffic recording off", f)
+		}
+	}
+	out, err := filepath.Abs(cmd.String("out"))
+	if err != nil {
+		return err
+	}
+	work, err := filepath.Abs(cmp.Or(cmd.String("work"), cmd.String("out")+".work"))
+	if err != nil {
+		return err
+	}
+	within := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }
+	if within(out, work) || within(work, out) {
+		return usageError(cmd, "--out %s and --work %s: one inside the other (the work directory is emptied before every run)", cmd.String("out"), cmp.Or(cmd.String("work"), cmd.String("out")+".work"))
 	}
 	return nil
 }
