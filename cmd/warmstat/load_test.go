@@ -64,6 +64,10 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 }
 
 func TestLoadArguments(t *testing.T) {
+	earlier, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(earlier, "manifest.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -82,6 +86,11 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"seed", "--pristine", t.TempDir()}, "--evita-version V", 0},
 		{[]string{"seed"}, "--target host:port, or --pristine", 2},
 		{[]string{"nope"}, `no command "nope"`, 2},
+		// refused before any server starts: an existing run, a run inside its work directory,
+		// conditions a spawned server does not have
+		{[]string{"load", "--out", earlier, "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--server-heap", "1g", "--reader-heap", "1g"}, "exists and is not empty", 0},
+		{[]string{"load", "--out", filepath.Join(work, "run"), "--work", work, "--build", "b", "--pristine", t.TempDir(), "--catalog", "c"}, "one inside the other", 2},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--cache", "true"}, "--cache describes an attached server", 2},
 		// every flag checked before any server starts (a bad one cost a whole run before)
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--max-per-collection", "-1"}, "--max-per-collection -1: must be 0 (no cap) or positive", 2},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--batch-size", "0"}, "--batch-size 0: must be 1 to 100000", 2},
