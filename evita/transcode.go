@@ -165,11 +165,7 @@ func (t *Transcoder) Upsert(dst, entity []byte) ([]byte, Entity, error) {
 	}
 	b := t.body[:0]
 	if int32(scope) != ScopeLive {
-		s := begin(&b, upsertMutations)
-		m := begin(&b, lmSetScope)
-		b = uvarint(b, 1, scope)
-		end(&b, m)
-		end(&b, s)
+		b = varintMutation(b, lmSetScope, scope)
 	}
 	if hasParent {
 		var p uint64
@@ -182,11 +178,7 @@ func (t *Transcoder) Upsert(dst, entity []byte) ([]byte, Entity, error) {
 		if pr.err != nil {
 			return fail(" parent", pr.err)
 		}
-		s := begin(&b, upsertMutations)
-		m := begin(&b, lmSetParent)
-		b = uvarint(b, 1, p)
-		end(&b, m)
-		end(&b, s)
+		b = varintMutation(b, lmSetParent, p)
 	}
 	for _, ref := range t.refs {
 		if b, err = t.reference(b, ref); err != nil {
@@ -201,11 +193,7 @@ func (t *Transcoder) Upsert(dst, entity []byte) ([]byte, Entity, error) {
 	}
 	if t.Plan.WithPrices {
 		if int32(inner) != InnerRecordUnknown {
-			s := begin(&b, upsertMutations)
-			m := begin(&b, lmInnerRecord)
-			b = uvarint(b, 1, inner)
-			end(&b, m)
-			end(&b, s)
+			b = varintMutation(b, lmInnerRecord, inner)
 		}
 		for _, p := range t.prices {
 			if b, err = price(b, p); err != nil {
@@ -359,6 +347,17 @@ func (t *Transcoder) values(b []byte, global, localized []kv, one func(b, name, 
 		}
 	}
 	return b, nil
+}
+
+// varintMutation writes a local mutation whose message is one varint at field 1
+// (GrpcSetEntityScopeMutation, GrpcSetParentMutation, GrpcSetPriceInnerRecordHandlingMutation).
+func varintMutation(b []byte, kind protowire.Number, v uint64) []byte {
+	s := begin(&b, upsertMutations)
+	m := begin(&b, kind)
+	b = uvarint(b, 1, v)
+	end(&b, m)
+	end(&b, s)
+	return b
 }
 
 // upsertValue writes the fields of a GrpcUpsertAttributeMutation or
