@@ -35,7 +35,7 @@ import (
 // next call, and sends a call again only when the server proved it did not take it);
 // a gRPC error from the server leaves it open.
 type leanConn struct {
-	conn    leanTransport
+	conn    *netTransport
 	bw      *bufio.Writer
 	fr      *http2.Framer
 	timeout time.Duration

@@ -5,19 +5,9 @@ import (
 	"time"
 )
 
-// leanTransport is the byte stream under a lean connection.
-type leanTransport interface {
-	Read([]byte) (int, error)
-	Write([]byte) (int, error)
-	Close() error
-	// arm bounds the call about to start by the call timeout
-	arm() error
-	// interrupt ends a read or write under way at once (from another goroutine)
-	interrupt()
-}
-
-// netTransport is a TCP connection whose deadline is renewed only when less than half
-// of the call timeout is left (a call gets at least half; no call pays for a timer).
+// netTransport is the TCP connection under a lean connection. Its deadline is renewed
+// only when less than half of the call timeout is left (a call gets at least half; no
+// call pays for a timer).
 //
 // Tried and dropped: a blocking socket read with direct system calls, to spare the
 // poller's failed read, epoll wait and wake-ups per answer. Go's scheduler hands the P
@@ -43,7 +33,7 @@ func (t *netTransport) arm() error {
 // interrupt moves the deadline to the past; the connection is given up after it.
 func (t *netTransport) interrupt() { _ = t.SetDeadline(time.Unix(1, 0)) }
 
-func dialLeanTransport(addr string, timeout time.Duration) (leanTransport, error) {
+func dialLeanTransport(addr string, timeout time.Duration) (*netTransport, error) {
 	conn, err := net.DialTimeout("tcp", addr, 30*time.Second)
 	if err != nil {
 		return nil, err
