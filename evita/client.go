@@ -469,7 +469,14 @@ func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, prog
 	}
 	deadline := time.Now().Add(confirm)
 	for {
-		state, ok, serr := s.c.CatalogState(ctx, s.Catalog)
+		// an interrupted goLive still gets one look at the state: whether the server
+		// completed it anyway is part of what happened
+		sctx, scancel := ctx, context.CancelFunc(func() {})
+		if ctx.Err() != nil {
+			sctx, scancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		}
+		state, ok, serr := s.c.CatalogState(sctx, s.Catalog)
+		scancel()
 		switch {
 		case serr != nil:
 			o.StateErr = serr
@@ -483,7 +490,7 @@ func (s *Session) GoLive(ctx context.Context, stall, confirm time.Duration, prog
 				return o
 			}
 		}
-		if !time.Now().Before(deadline) {
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
 			return o
 		}
 		select {

@@ -221,13 +221,13 @@ func (s *Server) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-s.done:
-			return fmt.Errorf("evitaserver: the server exited before it became ready (%v); last log lines:\n%s", s.exitErr, s.Tail(20))
+			return fmt.Errorf("evitaserver: the server exited before it became ready (%v); its log %s ends:\n%s", s.exitErr, s.Log, s.Tail(20))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("evitaserver: not ready within %s (last probe: %v); last log lines:\n%s", s.Ready, err, s.Tail(20))
+			return fmt.Errorf("evitaserver: not ready within %s (last probe: %v); its log %s ends:\n%s", s.Ready, err, s.Log, s.Tail(20))
 		}
 	}
 }

@@ -49,7 +49,7 @@ func TestNeverReady(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "d")
 	_, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: src, DataDir: data, HeapBytes: 512 << 20,
 		Ready: 8 * time.Second, Probe: func(ctx context.Context, addr string) error { return errors.New("probe refused on purpose") }})
-	if err == nil || !strings.Contains(err.Error(), "not ready within 8s") || !strings.Contains(err.Error(), "last log lines") {
+	if err == nil || !strings.Contains(err.Error(), "not ready within 8s") || !strings.Contains(err.Error(), "server.log ends:") {
 		t.Fatalf("%v", err)
 	}
 	if len(evitatest.Processes(data)) > 0 {
@@ -66,7 +66,7 @@ func TestServerExitsDuringStartup(t *testing.T) {
 	if err == nil {
 		t.Fatal("started with an unusable storage directory")
 	}
-	if time.Since(start) > time.Minute || !strings.Contains(err.Error(), "last log lines") {
+	if time.Since(start) > time.Minute || !strings.Contains(err.Error(), "server.log ends:") {
 		t.Fatalf("after %s: %v", time.Since(start), err)
 	}
 }

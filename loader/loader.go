@@ -61,6 +61,11 @@ type Config struct {
 	// after it stops, the same around goLive (a profiler's windows). An error opening
 	// the load's window ends the run before anything is measured; any other is a warning.
 	Window func(phase string, begin bool) error
+	// finalize, if set (Spawn sets it), runs once the run is over and before its
+	// manifest is written: it may complete the manifest (the writer's GC, its profile,
+	// the snapshot's proof; files into dir, the staging directory) and change its outcome.
+	// What it returns joins Run's error. The run is moved into place only after it.
+	finalize func(dir string, m *runfmt.Manifest, runErr error) error
 }
 
 // Result is what the caller needs besides the manifest on disk.
@@ -150,12 +155,22 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
 		_ = tgt.Close(context.WithoutCancel(ctx)) // best effort; the target may be gone
-		return res, finish(stage, csvFile, res, loadErr)
+		return res, c.finish(stage, csvFile, res, loadErr)
 	}
 	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
 	c.publish(ctx, tgt, sp, &m)
+	if ctx.Err() != nil { // interrupted during goLive: what goLive did stays recorded
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during goLive"}
+		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted before verification"}
+		return res, c.finish(stage, csvFile, res, context.Cause(ctx))
+	}
 	m.Verification = l.verify(ctx, sp.order)
-	return res, finish(stage, csvFile, res, nil)
+	if ctx.Err() != nil { // interrupted during verification: its counts are not proof
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during verification"}
+		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted during verification"}
+		return res, c.finish(stage, csvFile, res, context.Cause(ctx))
+	}
+	return res, c.finish(stage, csvFile, res, nil)
 }
 
 // processCPU is this process's user + system CPU time in ns (-1 if unknown); the
@@ -353,10 +368,15 @@ func goLiveRecord(o evita.GoLiveOutcome) runfmt.GoLive {
 	return runfmt.GoLive{Status: runfmt.GoLiveUnconfirmed, Ns: &ns, Error: o.Problem().Error()}
 }
 
-// finish makes the CSV durable, writes the manifest (the exit code follows the
-// contract) and moves the staged run directory into place.
-func finish(stage *runfmt.Staged, csvFile *os.File, res *Result, loadErr error) error {
+// finish completes the run (Config.finalize), makes the CSV durable, writes the
+// manifest once (the exit code follows the contract) and only then moves the staged
+// run directory into place: a run at Out is never rewritten.
+func (c Config) finish(stage *runfmt.Staged, csvFile *os.File, res *Result, loadErr error) error {
 	m := res.Manifest
+	if c.finalize != nil {
+		ferr := c.finalize(stage.Dir(), m, loadErr)
+		loadErr = errors.Join(ferr, loadErr) // the cause it names comes first
+	}
 	m.ExitCode = runfmt.ExitCodeFor(m.Outcome.Status, m.Verification.Status)
 	err := csvFile.Sync()
 	if err == nil {

@@ -263,6 +263,64 @@ func TestGoLiveOutcomes(t *testing.T) {
 			}
 		})
 	}
+	interruptedAfterTheLoad(t, src, dst, proxy)
+}
+
+// An interrupt (the first Ctrl-C cancels the load's context) during goLive or during
+// verification is an interrupted run, exit 1, whatever the phase — not a failed goLive
+// or an unverified run (exit 2) — and what goLive did stays recorded: whether the server
+// reached ALIVE anyway is read once more. The proxy in front of the real target marks
+// the moment: the interrupt arrives while goLive's call, or the first count, is on its
+// way to the server.
+// (Run from TestGoLiveOutcomes, on its servers.)
+func interruptedAfterTheLoad(t *testing.T, src, dst *evita.Client, proxy *evitatest.Proxy) {
+	for i, c := range []struct {
+		phase, at  string // the call during which the interrupt arrives
+		goLive     string
+		detail     string
+		afterAlive bool // the interrupt comes after goLive completed
+	}{
+		{"goLive", "GoLiveAndCloseWithProgress", runfmt.GoLiveFailed, "interrupted during goLive", false},
+		{"verification", "Query", runfmt.GoLiveOK, "interrupted during verification", true},
+	} {
+		t.Run("interrupted during "+c.phase, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var mu sync.Mutex
+			live := false
+			proxy.SetFault(func(_ context.Context, method string) (proto.Message, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				m := evitatest.Short(method)
+				if m == "GoLiveAndCloseWithProgress" {
+					live = true
+				}
+				if live && m == c.at {
+					cancel() // Ctrl-C while this call is on its way; the call itself goes on
+				}
+				return nil, nil
+			})
+			defer proxy.SetFault(nil)
+			cfg := config(src, dst, filepath.Join(t.TempDir(), "run"))
+			cfg.TargetCatalog = fmt.Sprintf("interrupted%d", i)
+			cfg.GoLiveConfirm = 5 * time.Second
+			res, err := loader.Run(ctx, cfg)
+			if !errors.Is(err, context.Canceled) || res == nil {
+				t.Fatalf("%v %+v", err, res)
+			}
+			m, rerr := runfmt.ReadManifest(filepath.Join(res.Dir, runfmt.ManifestFile))
+			if rerr != nil || m.Outcome.Status != runfmt.OutcomeInterrupted || m.Outcome.Detail != c.detail || m.ExitCode != 1 ||
+				m.Verification.Status != runfmt.Unverified || m.GoLive.Status != c.goLive || m.GoLive.Ns == nil {
+				t.Fatalf("manifest on disk: %v outcome %+v exit %d verification %+v goLive %+v", rerr, m.Outcome, m.ExitCode, m.Verification, m.GoLive)
+			}
+			if !c.afterAlive && m.GoLive.ServerReachedAlive == nil {
+				t.Fatalf("an interrupted goLive must say whether the server reached ALIVE anyway: %+v", m.GoLive)
+			}
+			if int(m.Entities) != len(evitatest.FixtureEntities()) {
+				t.Fatalf("the load itself completed: %d entities", m.Entities)
+			}
+		})
+	}
 }
 
 // Faults in the middle of a source call, injected by proxies in front of the real

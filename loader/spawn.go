@@ -74,8 +74,17 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		return nil, err
 	}
 	var fault *evitaserver.Fault
-	defer func() { // on failure, remove only what this call created, but keep a failed server's logs and heap dump
-		if res == nil && createdWork && fault == nil {
+	defer func() {
+		// on failure, remove only what this call created: the servers' data (a copy, a
+		// catalog loaded only to be measured), and the work directory it made — unless a
+		// JVM ran there: a failed server's logs and heap dump are kept, and named
+		if res != nil {
+			return
+		}
+		for _, role := range []string{"writer", "reader"} {
+			os.RemoveAll(filepath.Join(sc.WorkDir, role))
+		}
+		if logs, _ := filepath.Glob(filepath.Join(sc.WorkDir, "*-logs", "server.log")); createdWork && len(logs) == 0 {
 			os.RemoveAll(sc.WorkDir)
 		}
 	}()
@@ -83,19 +92,22 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if err != nil {
 		return nil, err
 	}
-	defer func() { // the snapshot must come out as it went in, whatever happened
-		after, _, cerr := checksum(pristine)
-		if cerr == nil && after != before {
-			cerr = fmt.Errorf("the pristine snapshot %s changed during the run (checksum %s -> %s)", pristine, before[:12], after[:12])
+	proved := false // the run's own finish proved the snapshot unchanged
+	defer func() {  // the snapshot must come out as it went in, whatever happened
+		if proved {
+			return
 		}
-		err = errors.Join(err, cerr)
+		if cerr := unchanged(pristine, before); cerr != nil {
+			err = errors.Join(cerr, err)
+		}
 	}()
 
 	// the servers are watched from their start; a fault cancels the run with its cause
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	// both JVMs start at once (each takes seconds to boot; nothing is measured yet), and
-	// whichever started is discarded however the other fared
+	// whichever started is discarded however the other fared; a JVM that dies starting
+	// ends the other's start too
 	type started struct {
 		s   *evitaserver.Server
 		err error
@@ -103,6 +115,9 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	writerUp := make(chan started, 1)
 	go func() {
 		w, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
+		if err != nil {
+			stop(nil)
+		}
 		writerUp <- started{w, err}
 	}()
 	readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
@@ -117,11 +132,11 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if w.s != nil {
 		defer sc.discard(w.s)
 	}
+	if w.err != nil && (rerr == nil || errors.Is(rerr, context.Canceled)) {
+		return nil, withCause(runCtx, w.err, &fault) // the writer failed first: the reader was only stopped
+	}
 	if rerr != nil {
 		return nil, rerr
-	}
-	if w.err != nil {
-		return nil, withCause(runCtx, w.err, &fault)
 	}
 	writer := w.s
 	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
@@ -157,46 +172,72 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
 	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
 	c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
-	res, err = Run(runCtx, c)
-	if res == nil {
+	c.Manifest.Dataset.SnapshotSHA256 = before
+	readerDown := make(chan struct{})
+	defer func() {
+		if proved { // the finish below ended the reader
+			<-readerDown
+		}
+	}()
+	// everything the run records is finished before its manifest is written and the run
+	// moved into place: a run at --out is complete, never rewritten
+	c.finalize = func(dir string, m *runfmt.Manifest, runErr error) error {
+		var err error
+		if runErr != nil { // did a server fail? give the watch its moment (see withCause)
+			select {
+			case <-runCtx.Done():
+			case <-time.After(faultGrace):
+			}
+		}
+		if errors.As(context.Cause(runCtx), &fault) {
+			// the run ended because a server failed: that is its outcome, named first
+			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: fault.Error()}
+			err = fault
+		}
+		stop(nil) // the run is over: a server stopping now is no fault
+		// both servers have served their purpose and hold nothing to keep (a disposable
+		// copy, a catalog loaded only to be measured): they are ended at once, not shut
+		// down gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are
+		// complete: the JVM flushes every log line as it writes it; the profile windows
+		// are already closed.
+		go func() { reader.Kill(); close(readerDown) }()
+		writer.Kill()
+		proved = true
+		if sc.Profiler != nil { // converted now, with no server left to compete with
+			m.WriterProfile = sc.Profiler.Finish(dir)
+			if e := m.WriterProfile.Error; e != "" {
+				c.warnf("warning: writer profile: %s\n", e)
+			}
+		}
+		if gc, gerr := writer.GC(); gerr == nil {
+			young, full := gc.Young, gc.Full
+			m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
+				ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
+		}
+		<-readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
+		if cerr := unchanged(pristine, before); cerr != nil {
+			// what was read is not the snapshot the run names: nothing it measured stands
+			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeFailed, Detail: cerr.Error()}
+			err = errors.Join(cerr, err)
+		}
+		return err
+	}
+	if res, err = Run(runCtx, c); res == nil {
 		return nil, withCause(runCtx, err, &fault)
 	}
-	if err != nil { // did a server fail? give the watch its moment (see withCause)
-		select {
-		case <-runCtx.Done():
-		case <-time.After(faultGrace):
-		}
-	}
-	if errors.As(context.Cause(runCtx), &fault) {
-		// the run ended because a server failed: that is its outcome, named first
-		res.Manifest.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: fault.Error()}
-		res.Manifest.ExitCode = runfmt.ExitCodeFor(res.Manifest.Outcome.Status, res.Manifest.Verification.Status)
-		err = errors.Join(fault, err)
-	}
-	stop(nil) // the run is over: a server stopping now is no fault
-	// both servers have served their purpose and hold nothing to keep (a disposable copy,
-	// a catalog loaded only to be measured): they are ended at once, not shut down
-	// gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are complete: the
-	// JVM flushes every log line as it writes it; the profile windows are already closed.
-	readerDown := make(chan struct{})
-	go func() { reader.Kill(); close(readerDown) }()
-	defer func() { <-readerDown }()
-	writer.Kill()
-	if sc.Profiler != nil { // converted now, with no server left to compete with
-		res.Manifest.WriterProfile = sc.Profiler.Finish(res.Dir)
-		if e := res.Manifest.WriterProfile.Error; e != "" {
-			c.warnf("warning: writer profile: %s\n", e)
-		}
-	}
-	if gc, gerr := writer.GC(); gerr == nil {
-		young, full := gc.Young, gc.Full
-		res.Manifest.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-			ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
-	}
-	if werr := runfmt.WriteManifest(filepath.Join(res.Dir, runfmt.ManifestFile), res.Manifest); werr != nil {
-		err = errors.Join(err, werr)
-	}
 	return res, err
+}
+
+// unchanged proves the pristine snapshot still has the checksum it had before the run.
+func unchanged(pristine, before string) error {
+	after, _, err := checksum(pristine)
+	if err != nil {
+		return fmt.Errorf("the pristine snapshot %s could not be checksummed after the run: %w", pristine, err)
+	}
+	if after != before {
+		return fmt.Errorf("the pristine snapshot %s changed during the run (checksum %s -> %s)", pristine, before[:12], after[:12])
+	}
+	return nil
 }
 
 // faultGrace is how long a failed call waits for the watch to name a server's failure:

@@ -210,3 +210,108 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// stagedProfiler stands in for the writer profiler to watch when Spawn finishes a run:
+// a real profiler's files are written in the same call (Finish), but what is tested
+// here is only where and when that call happens. Its JVM options are passed to the
+// writer as given, so it can also make a real writer JVM die while it starts.
+type stagedProfiler struct {
+	out        string
+	jvmOptions []string
+	finishedIn string
+	outExisted bool
+}
+
+func (p *stagedProfiler) JVMOptions() []string          { return p.jvmOptions }
+func (p *stagedProfiler) Attach(int) error              { return nil }
+func (p *stagedProfiler) Window(string, bool) error     { return nil }
+func (p *stagedProfiler) Record() *runfmt.WriterProfile { return p.record() }
+func (p *stagedProfiler) record() *runfmt.WriterProfile {
+	return &runfmt.WriterProfile{Profiler: runfmt.ProfilerJFR, Mode: "jfr", Interval: 20e6, IntervalUnit: runfmt.UnitNanoseconds,
+		Error: "a test double: no recording"}
+}
+func (p *stagedProfiler) Finish(dir string) *runfmt.WriterProfile {
+	p.finishedIn = dir
+	_, err := os.Stat(p.out)
+	p.outExisted = err == nil
+	os.WriteFile(filepath.Join(dir, "profile-finished"), []byte("x"), 0o644)
+	return p.record()
+}
+
+// A pristine snapshot that changes during a spawned load fails the run (outcome failed,
+// exit 1, the cause named first), although it loaded and verified; and everything the
+// run records after the load — the writer's GC, its profile — is finished before the
+// run is moved into place: --out appears once, complete, and is never rewritten.
+func TestSpawnFinishesBeforeCommit(t *testing.T) {
+	src := evitatest.Server(t)
+	tmp := t.TempDir()
+	shared, _ := smallSnapshot(t, src)
+	pristine := filepath.Join(tmp, "pristine") // a copy: the shared snapshot is only ever read
+	if err := evitaserver.CopyTree(shared, pristine); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "run")
+	prof := &stagedProfiler{out: out}
+	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "work"),
+		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe, Profiler: prof}
+	c := loader.Config{Out: out, BatchSize: 100, Manifest: runfmt.Manifest{RunID: "changed", Build: runfmt.Build{Label: "local"}}}
+	c.AfterUpsert = func(_ string, n int) {
+		if n == 3 { // something else writes into the snapshot while the run reads it
+			os.WriteFile(filepath.Join(pristine, "shop", "intruder"), []byte("x"), 0o644)
+		}
+	}
+	res, err := loader.Spawn(context.Background(), sc, c)
+	if err == nil || !strings.HasPrefix(err.Error(), "the pristine snapshot "+filepath.Join(pristine, "shop")+" changed during the run") {
+		t.Fatalf("a changed snapshot: %v", err)
+	}
+	m, rerr := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile))
+	if rerr != nil || res == nil || m.Outcome.Status != runfmt.OutcomeFailed || m.ExitCode != 1 || !strings.Contains(m.Outcome.Detail, "changed during the run") ||
+		m.Verification.Status != runfmt.Verified || len(m.Dataset.SnapshotSHA256) != 64 {
+		t.Fatalf("manifest on disk: %v %+v", rerr, m)
+	}
+	if m.WriterGC == nil || m.WriterProfile == nil {
+		t.Fatalf("recorded after the load, missing from the committed manifest: gc %+v profile %+v", m.WriterGC, m.WriterProfile)
+	}
+	if prof.outExisted || prof.finishedIn == "" || prof.finishedIn == out {
+		t.Fatalf("the profile was finished in %q while %s existed=%v: the run was committed before it was complete", prof.finishedIn, out, prof.outExisted)
+	}
+	if _, err := os.Stat(filepath.Join(out, "profile-finished")); err != nil {
+		t.Fatalf("what was finished in the staging directory is not in the run: %v", err)
+	}
+	if len(evitatest.Processes(tmp)) > 0 {
+		t.Fatal("a JVM outlived the run")
+	}
+}
+
+// A JVM that dies while it starts (here: the writer, given an option no JVM knows)
+// ends the run before anything is measured, and its log is kept and named; the
+// other server's start is given up, the servers' data is removed, no run is written.
+func TestWriterDiesStarting(t *testing.T) {
+	src := evitatest.Server(t)
+	tmp := t.TempDir()
+	pristine, _ := smallSnapshot(t, src)
+	work, out := filepath.Join(tmp, "work"), filepath.Join(tmp, "run")
+	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work, ServerHeap: 1 << 30, ReaderHeap: 1 << 30,
+		Compress: true, Probe: evitatest.Probe, Profiler: &stagedProfiler{out: out, jvmOptions: []string{"-XX:+WarmstatNoSuchOption"}}}
+	begin := time.Now()
+	res, err := loader.Spawn(context.Background(), sc, loader.Config{Out: out, Manifest: runfmt.Manifest{RunID: "dies", Build: runfmt.Build{Label: "local"}}})
+	if err == nil || res != nil || !strings.HasPrefix(err.Error(), "writer server: ") {
+		t.Fatalf("a writer that cannot start: %v", err)
+	}
+	log := filepath.Join(work, "writer-logs", "server.log")
+	if !strings.Contains(err.Error(), log) {
+		t.Fatalf("the error does not name the writer's log %s: %v", log, err)
+	}
+	if b, rerr := os.ReadFile(log); rerr != nil || !strings.Contains(string(b), "WarmstatNoSuchOption") {
+		t.Fatalf("the failed writer's log was not kept: %v %q", rerr, b)
+	}
+	for _, d := range []string{filepath.Join(work, "writer"), filepath.Join(work, "reader"), out} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", d, err)
+		}
+	}
+	if len(evitatest.Processes(work)) > 0 {
+		t.Fatal("a JVM outlived the failed start")
+	}
+	t.Logf("failed in %s: %v", time.Since(begin).Round(time.Millisecond), err)
+}

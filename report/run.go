@@ -138,6 +138,8 @@ func Warnings(m *runfmt.Manifest) []string {
 		w = append(w, fmt.Sprintf("ABORTED RUN: the load did not finish (%s); figures cover only what completed (exit %d)", orNone(m.Outcome.Detail), m.ExitCode))
 	case runfmt.OutcomeInterrupted:
 		w = append(w, fmt.Sprintf("INTERRUPTED RUN: stopped by the user (%s); figures cover only what completed (exit %d)", orNone(m.Outcome.Detail), m.ExitCode))
+	case runfmt.OutcomeFailed:
+		w = append(w, fmt.Sprintf("FAILED RUN: %s; do not use these figures (exit %d)", orNone(m.Outcome.Detail), m.ExitCode))
 	}
 	switch m.Verification.Status {
 	case runfmt.Mismatch:

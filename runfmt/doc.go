@@ -24,9 +24,15 @@
 // imported Java report (it prints 0.1 s).
 //
 // Outcome and exit code follow one rule: verified or deliberately skipped = 0,
-// unverified (counts unknown) = 2, failed (counts differ, or the run aborted or was
-// interrupted) = 1. Reading a manifest whose exit_code disagrees with its
-// verification and outcome is an error.
+// unverified (counts unknown) = 2, failed (counts differ, or the run aborted, was
+// interrupted — in any phase: the load, goLive or verification — or failed after the
+// load: its pristine snapshot changed) = 1. Reading a manifest whose exit_code
+// disagrees with its verification and outcome is an error.
+//
+// A manifest is written once, complete: the loader finishes everything it records
+// (the writer's GC log, its profile, the snapshot's proof) in a hidden staging
+// directory and only then moves the run into place, so a manifest at a run's path
+// is never rewritten and never lacks what the run measured.
 //
 // # entities.csv
 //

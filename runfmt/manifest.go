@@ -53,6 +53,11 @@ const (
 	OutcomeComplete    = "complete"
 	OutcomeAborted     = "aborted"
 	OutcomeInterrupted = "interrupted"
+	// OutcomeFailed: the load ran, but what it measured cannot be trusted or the run
+	// could not be completed — the pristine snapshot it read changed during the run,
+	// or what is recorded after the load (the writer's GC, its profile) could not be
+	// written. Detail names the cause.
+	OutcomeFailed = "failed"
 )
 
 // Manifest describes one run: its conditions, its aggregate timings and whether it
@@ -179,6 +184,9 @@ type Conditions struct {
 type Dataset struct {
 	Fingerprint  string           `json:"fingerprint"` // "" when the source counts are unknown
 	SourceCounts map[string]int64 `json:"source_counts"`
+	// SnapshotSHA256 is the pristine snapshot's checksum (spawn mode), taken before the
+	// run and proved equal after it; "" when the source was not a snapshot warmstat read.
+	SnapshotSHA256 string `json:"snapshot_sha256,omitempty"`
 }
 
 // Machine is where the run was measured.
@@ -493,9 +501,9 @@ func (m *Manifest) validate() error {
 		}
 	}
 	switch m.Outcome.Status {
-	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted:
+	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted, OutcomeFailed:
 	default:
-		return ferr("outcome.status", "%q is not one of complete, aborted, interrupted", m.Outcome.Status)
+		return ferr("outcome.status", "%q is not one of complete, aborted, interrupted, failed", m.Outcome.Status)
 	}
 	if m.WriterProfile != nil {
 		if err := m.WriterProfile.validate(); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -42,10 +41,10 @@ func serverSource(cmd *cli.Command, what string) (evitaserver.Source, error) {
 	}
 	switch len(set) {
 	case 0:
-		return evitaserver.Source{}, fmt.Errorf("%s needs a server: --evita-version V (fetched by make evita EVITA_VERSION=V), --classpath CP, --server-jar FILE or --evita-home CHECKOUT", what)
+		return evitaserver.Source{}, usageError(cmd, "%s needs a server: --evita-version V (fetched by make evita EVITA_VERSION=V), --classpath CP, --server-jar FILE or --evita-home CHECKOUT", what)
 	case 1:
 	default:
-		return evitaserver.Source{}, fmt.Errorf("%s takes one server, got %s", what, strings.Join(set, " and "))
+		return evitaserver.Source{}, usageError(cmd, "%s takes one server, got %s", what, strings.Join(set, " and "))
 	}
 	switch {
 	case cmd.String("evita-version") != "":

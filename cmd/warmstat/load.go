@@ -93,8 +93,16 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	spawn := cmd.IsSet("pristine")
-	if spawn == (cmd.IsSet("source") || cmd.IsSet("target")) {
-		return fmt.Errorf("load needs either --pristine DIR --catalog NAME (spawn mode) or --source/--source-catalog/--target (attach mode)")
+	attach := cmd.IsSet("source") || cmd.IsSet("target") || cmd.IsSet("source-catalog")
+	switch {
+	case spawn == attach:
+		return usageError(cmd, "load needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME --target ADDR (attach mode)")
+	case spawn && cmd.String("catalog") == "":
+		return usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
+	case attach && (cmd.String("source") == "" || cmd.String("target") == "" || cmd.String("source-catalog") == ""):
+		return usageError(cmd, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR")
+	case !spawn && cmd.IsSet("writer-profile"):
+		return usageError(cmd, "--writer-profile needs spawn mode (--pristine): warmstat must start the writer to profile it")
 	}
 	// an existing run is refused before any server starts (and before its work
 	// directory, whose logs the run's manifest names, is emptied for another)
@@ -145,12 +153,6 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		res, loadErr = loader.Spawn(ctx, sc, c)
 		loadErr = spawnHint(loadErr)
 	} else {
-		if cmd.IsSet("writer-profile") {
-			return usageError(cmd, "--writer-profile needs spawn mode (--pristine): warmstat must start the writer to profile it")
-		}
-		if cmd.String("source-catalog") == "" {
-			return fmt.Errorf("attach mode needs --source-catalog")
-		}
 		src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
 		if err != nil {
 			return fmt.Errorf("source %s: %w", cmd.String("source"), err)
@@ -190,10 +192,16 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	} else {
 		fmt.Fprintf(out, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
 	}
-	if code := res.Manifest.ExitCode; code != 0 {
+	code := res.Manifest.ExitCode
+	if code == 0 && loadErr != nil {
+		// the manifest says the run is good, yet something failed after it was decided:
+		// never exit 0 on an error
+		code = exitFailed
+	}
+	if code != 0 {
 		msg := fmt.Sprintf("run %s: verification %s, outcome %s", res.Manifest.RunID, res.Manifest.Verification.Status, res.Manifest.Outcome.Status)
 		if loadErr != nil {
-			msg += ": " + faultHint(loadErr).Error()
+			msg = faultHint(loadErr).Error() + " (" + msg + ")" // the cause first
 		}
 		return withCode(code, errors.New(msg))
 	}
@@ -214,9 +222,6 @@ func isTerminal(w any) bool {
 func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) {
 	sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: cmd.String("work"),
 		Compress: true, Probe: evita.Probe}
-	if sc.Catalog == "" {
-		return sc, fmt.Errorf("spawn mode needs --catalog")
-	}
 	if sc.WorkDir == "" {
 		sc.WorkDir = cmd.String("out") + ".work"
 	}

@@ -24,6 +24,9 @@ const (
 	exitUsage      = 2 // a bad flag value, a missing argument
 	exitRefused    = 3 // a comparison warmstat will not make, or a gate it could not judge with --require-verdict
 	exitRegression = 4 // a gated metric is slower, with --fail-on-regression
+	// exitLoadUsage is a usage error of load, whose 2 is the Java harness's "counts
+	// unknown" (its 0/2/1 contract is the run's own outcome): 64, sysexits' EX_USAGE
+	exitLoadUsage = 64
 )
 
 // exitError carries the exit code a command wants; anything else exits 1.
@@ -40,7 +43,15 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // usageError is a bad flag value or argument of command cmd: exit 2, with where to
 // read how the command is used.
 func usageError(cmd *cli.Command, format string, args ...any) error {
-	return withCode(exitUsage, fmt.Errorf("%s (%s --help)", fmt.Sprintf(format, args...), cmd.FullName()))
+	return withCode(usageCode(cmd), fmt.Errorf("%s (%s --help)", fmt.Sprintf(format, args...), cmd.FullName()))
+}
+
+// usageCode is the exit code of a usage error of cmd: 2, except in load (64).
+func usageCode(cmd *cli.Command) int {
+	if cmd.Name == "load" {
+		return exitLoadUsage
+	}
+	return exitUsage
 }
 
 // optionFlags name the flag behind each analyze option.
@@ -120,7 +131,8 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		},
 		Description: "Exit codes: 0 ok, 1 a failed run or input that cannot be used, 2 a usage error (bad flag value,\n" +
 			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
-			"with --fail-on-regression.",
+			"with --fail-on-regression. load keeps the Java harness's codes for its run (0 verified, 2 counts unknown,\n" +
+			"1 counts differ, aborted or interrupted) and exits 64 on a usage error.",
 		Commands: []*cli.Command{
 			seedCommand(),
 			loadCommand(),

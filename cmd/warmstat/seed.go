@@ -92,7 +92,7 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	var err error
 	if cmd.IsSet("heap") {
 		if heap, err = runfmt.ParseBytes(cmd.String("heap")); err != nil {
-			return fmt.Errorf("--heap: %v", err)
+			return usageError(cmd, "--heap: %v", err)
 		}
 	}
 	compress, err := strconv.ParseBool(cmd.String("storage-compress"))
