@@ -15,8 +15,9 @@ const Equivalent Verdict = "equivalent"
 // pair of runs (one per side) from MinRuns to MaxRuns runs per side, and each look's
 // interval is wider than a single comparison's, so that looking again and again does
 // not manufacture a verdict: the false-verdict budget AlphaPct (default 5 %) is spent
-// across the looks — 35 % of it at the first, 25 % at the second, the rest evenly over
-// the others. By the union bound, between identical builds the chance that any look
+// across the looks: with three or more looks 35 % of it at the first, 25 % at the
+// second, the rest evenly over the others; with two looks 60 % and 40 %; with one look
+// all of it. By the union bound, between identical builds the chance that any look
 // calls faster, slower (or, for builds that differ by more than the threshold,
 // equivalent) is at most AlphaPct per gate, whatever the noise; the threshold makes it
 // far smaller in practice (the calibration test measures it). Spending early buys the

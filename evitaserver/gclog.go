@@ -20,6 +20,10 @@ type GCSummary struct {
 	// UptimeNs is the last JVM uptime the log shows (0 when it carries no uptime
 	// decorator): the window the pauses fell in.
 	UptimeNs int64
+	// Collector and JVMVersion are what the JVM says of itself at start ("Using G1",
+	// "[gc,init] Version: 17.0.15+6-..."; its java.vm.version), "" when the log does not
+	// reach back to the start; JVMVersionAt is where it says so (file:line).
+	Collector, JVMVersion, JVMVersionAt string
 }
 
 // Pauses is the number of stop-the-world pauses.
@@ -41,7 +45,9 @@ var (
 	uptimeRe = regexp.MustCompile(`\[(\d+(?:\.\d+)?)s\]`)
 	// gcLineRe is a unified-logging line (-Xlog) whose tag set starts with gc:
 	// "[0.048s][info][gc          ] ..." or "[...][info][gc,start    ] ...".
-	gcLineRe = regexp.MustCompile(`^(?:\[[^\]]*\])*?\[gc[\s,\]]`)
+	gcLineRe  = regexp.MustCompile(`^(?:\[[^\]]*\])*?\[gc[\s,\]]`)
+	usingRe   = regexp.MustCompile(`\[gc\s*\]\s+Using (\w+)\s*$`)
+	versionRe = regexp.MustCompile(`\[gc,init\s*\]\s+Version: (\S+)`)
 )
 
 // NotGCLogError is a file that is not the -Xlog:gc output of a JVM. Reading it as
@@ -61,6 +67,9 @@ func ParseGCLog(r io.Reader, name string) (GCSummary, error) {
 	n, err := parseInto(r, &s, map[string]bool{})
 	if err != nil {
 		return s, err
+	}
+	if n.versionLine > 0 {
+		s.JVMVersionAt = fmt.Sprintf("%s:%d", name, n.versionLine)
 	}
 	return s, checkLog(name, n, s)
 }
@@ -88,6 +97,9 @@ func ParseGCFiles(paths ...string) (GCSummary, error) {
 		}
 		total.text += n.text
 		total.gc += n.gc
+		if n.versionLine > 0 && s.JVMVersionAt == "" {
+			s.JVMVersionAt = fmt.Sprintf("%s:%d", p, n.versionLine)
+		}
 	}
 	if len(paths) == 0 {
 		return s, fmt.Errorf("no GC log given")
@@ -95,7 +107,7 @@ func ParseGCFiles(paths ...string) (GCSummary, error) {
 	return s, checkLog(strings.Join(paths, ", "), total, s)
 }
 
-type lineCount struct{ text, gc int }
+type lineCount struct{ text, gc, versionLine int }
 
 func checkLog(name string, n lineCount, s GCSummary) error {
 	switch {
@@ -129,6 +141,12 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) (lineCount, erro
 			if up, err := strconv.ParseFloat(m[1], 64); err == nil && int64(up*1e9) > s.UptimeNs {
 				s.UptimeNs = int64(up * 1e9)
 			}
+		}
+		if m := usingRe.FindStringSubmatch(text); m != nil && s.Collector == "" {
+			s.Collector = m[1]
+		}
+		if m := versionRe.FindStringSubmatch(text); m != nil && s.JVMVersion == "" {
+			s.JVMVersion, n.versionLine = m[1], line
 		}
 		m := pauseRe.FindStringSubmatch(text)
 		if m == nil {

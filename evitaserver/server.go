@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -170,10 +171,7 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 		l.Close()
 	}
 	if c.Java == "" {
-		c.Java = "java"
-		if home := os.Getenv("JAVA_HOME"); home != "" {
-			c.Java = filepath.Join(home, "bin", "java")
-		}
+		c.Java = JavaBinary()
 	}
 	if c.Ready == 0 {
 		c.Ready = 3 * time.Minute
@@ -325,21 +323,55 @@ type JVM struct {
 	Flags   []string // the JVM's final flags (-XX:+PrintCommandLineFlags), ergonomics included
 }
 
+// JavaBinary is the java warmstat starts: $JAVA_HOME/bin/java, else java on PATH.
+func JavaBinary() string {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
+}
+
 // JVM reads the running (or stopped) server's JVM identity from its log, where
 // -XshowSettings:properties and -XX:+PrintCommandLineFlags print it at start.
 func (s *Server) JVM() (JVM, error) {
-	j := JVM{Java: s.Java, Options: s.jvmOptions(s.GCLog)}
-	if p, err := exec.LookPath(s.Java); err == nil {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			j.Java = r
-		}
-	}
+	j := JVM{Java: resolveJava(s.Java), Options: s.jvmOptions(s.GCLog)}
 	f, err := os.Open(s.Log)
 	if err != nil {
 		return j, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	if err := j.read(f, s.Log); err != nil {
+		return j, err
+	}
+	return j, nil
+}
+
+// LocalJVM is the identity of this machine's java (JavaBinary) run with options:
+// its vendor, version and the collector it chooses, as a server started with them
+// records its own.
+func LocalJVM(options ...string) (JVM, error) {
+	java := JavaBinary()
+	out, err := exec.Command(java, append(append([]string{}, options...), "-XshowSettings:properties", "-XX:+PrintCommandLineFlags", "-version")...).CombinedOutput()
+	if err != nil {
+		return JVM{}, fmt.Errorf("evitaserver: %s -version: %v: %s", java, err, strings.TrimSpace(string(out)))
+	}
+	j := JVM{Java: resolveJava(java), Options: options}
+	return j, j.read(strings.NewReader(string(out)), java+" -XshowSettings:properties")
+}
+
+func resolveJava(java string) string {
+	if p, err := exec.LookPath(java); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+	}
+	return java
+}
+
+// read takes the JVM's identity from what -XshowSettings:properties and
+// -XX:+PrintCommandLineFlags print (in a server's log, or -version's output).
+func (j *JVM) read(r io.Reader, name string) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 0; sc.Scan() && n < 2000; n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -361,9 +393,9 @@ func (s *Server) JVM() (JVM, error) {
 		}
 	}
 	if j.Vendor == "" || j.Version == "" || j.GC == "" {
-		return j, fmt.Errorf("evitaserver: %s does not name the JVM (vendor %q, version %q, GC %q)", s.Log, j.Vendor, j.Version, j.GC)
+		return fmt.Errorf("evitaserver: %s does not name the JVM (vendor %q, version %q, GC %q)", name, j.Vendor, j.Version, j.GC)
 	}
-	return j, nil
+	return sc.Err()
 }
 
 // running are the JVMs this process started and that have not exited.

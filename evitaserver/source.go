@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -133,25 +134,66 @@ func FromCheckout(root string) (Source, error) {
 		return Source{}, fmt.Errorf("evitaDB checkout %s: %s was built from commit %s, the checkout is at %s; %s",
 			root, CheckoutJar, mf["Implementation-Build-Commit"], commit[:12], build)
 	}
-	status, err := git(abs, "status", "--porcelain")
+	changed, err := changedSince(abs, st.ModTime())
 	if err != nil {
 		return Source{}, fmt.Errorf("evitaDB checkout %s: %v", root, err)
 	}
-	for _, line := range strings.Split(status, "\n") {
-		if len(line) < 4 {
+	if changed.path != "" {
+		return Source{}, fmt.Errorf("evitaDB checkout %s: %s %s after %s was built; %s", root, changed.path, changed.how, CheckoutJar, build)
+	}
+	status := changed.dirty
+	s.Kind, s.Ref = runfmt.ServerFromCheckout, root
+	s.Checkout = &Checkout{Root: abs, Commit: commit, Dirty: status}
+	return s, nil
+}
+
+// change is the first uncommitted change made after a time, if any.
+type change struct {
+	dirty     bool   // the tree has uncommitted changes at all
+	path, how string // the first one made after the build ("" = none)
+}
+
+// changedSince reads what git itself says is uncommitted — every changed, added,
+// deleted, renamed and untracked file, each untracked directory's files listed one by
+// one (-uall), ignored files left out — and finds the first change made after built:
+// a present file by its modification time, a deleted (or renamed-away) one by its
+// nearest surviving directory's, which its removal updated.
+func changedSince(root string, built time.Time) (change, error) {
+	out, err := exec.Command("git", "-C", root, "status", "--porcelain=v1", "-z", "-uall", "--no-renames").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+			return change{}, errors.New(strings.TrimSpace(string(ee.Stderr)))
+		}
+		return change{}, err
+	}
+	var c change
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) < 4 {
 			continue
 		}
-		name := strings.Trim(line[3:], `"`)
-		if i := strings.Index(name, " -> "); i >= 0 {
-			name = name[i+4:]
+		c.dirty = true
+		xy, name := e[:2], e[3:]
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if st, err := os.Lstat(p); err == nil {
+			if st.ModTime().After(built) {
+				return change{dirty: true, path: name, how: "changed"}, nil
+			}
+			continue
 		}
-		if fst, err := os.Stat(filepath.Join(abs, name)); err == nil && fst.ModTime().After(st.ModTime()) {
-			return Source{}, fmt.Errorf("evitaDB checkout %s: %s changed after %s was built; %s", root, name, CheckoutJar, build)
+		if !strings.Contains(xy, "D") {
+			continue // listed but unreadable: nothing to time it by
+		}
+		for d := filepath.Dir(p); strings.HasPrefix(d, root); d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil {
+				if st.ModTime().After(built) {
+					return change{dirty: true, path: name, how: "was deleted"}, nil
+				}
+				break
+			}
 		}
 	}
-	s.Kind, s.Ref = runfmt.ServerFromCheckout, root
-	s.Checkout = &Checkout{Root: abs, Commit: commit, Dirty: status != ""}
-	return s, nil
+	return c, nil
 }
 
 func git(dir string, args ...string) (string, error) {
@@ -355,18 +397,43 @@ func (s *Server) Record() (*runfmt.ServerBuild, *runfmt.JVM) {
 // "release:V", "classpath:CP", "jar:FILE" or "checkout:DIR" — or, without a prefix, an
 // evitaDB checkout (a directory), a runnable jar (a file ending in .jar), a classpath
 // (a value holding ':' or '/'), else a release version.
+//
+// A path after a prefix may start with "~" or "~user" (no shell expands it there), as
+// may each entry of a classpath.
 func ParseSource(spec string) (Source, error) {
 	if kind, rest, ok := strings.Cut(spec, ":"); ok {
 		switch kind {
 		case "release":
 			return Release(rest)
 		case "classpath", "cp":
-			return FromClasspath(rest)
+			entries := strings.Split(rest, ":")
+			for i, e := range entries {
+				var err error
+				if entries[i], err = ExpandHome(e); err != nil {
+					return Source{}, err
+				}
+			}
+			return FromClasspath(strings.Join(entries, ":"))
 		case "jar":
-			return FromJar(rest)
+			p, err := ExpandHome(rest)
+			if err != nil {
+				return Source{}, err
+			}
+			return FromJar(p)
 		case "checkout", "home":
-			return FromCheckout(rest)
+			p, err := ExpandHome(rest)
+			if err != nil {
+				return Source{}, err
+			}
+			return FromCheckout(p)
 		}
+	}
+	if strings.HasPrefix(spec, "~") {
+		p, err := ExpandHome(spec)
+		if err != nil {
+			return Source{}, err
+		}
+		spec = p
 	}
 	if st, err := os.Stat(spec); err == nil {
 		if st.IsDir() {
@@ -383,4 +450,28 @@ func ParseSource(spec string) (Source, error) {
 		return Source{}, errors.New("no server named")
 	}
 	return Release(spec)
+}
+
+// ExpandHome expands a leading "~" (the user's home, $HOME) or "~user" (that user's)
+// in a path, as a shell does for a word of its own.
+func ExpandHome(p string) (string, error) {
+	if !strings.HasPrefix(p, "~") {
+		return p, nil
+	}
+	name, rest, _ := strings.Cut(p[1:], "/")
+	var home string
+	if name == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", p, err)
+		}
+		home = h
+	} else {
+		u, err := user.Lookup(name)
+		if err != nil {
+			return "", fmt.Errorf("%s: no user %q to expand ~%s for", p, name, name)
+		}
+		home = u.HomeDir
+	}
+	return filepath.Join(home, rest), nil
 }

@@ -133,7 +133,10 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // every uncommitted change; the commit and the dirty flag are recorded.
 func TestCheckoutSource(t *testing.T) {
 	src := evitatest.Server(t)
-	root := t.TempDir()
+	home := t.TempDir()
+	t.Setenv("HOME", home) // the README's own example names the checkout ~/src/evitaDB
+	root := filepath.Join(home, "src", "evitaDB")
+	os.MkdirAll(root, 0o755)
 	gitRun(t, root, "init", "-q")
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("target/\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "pom.xml"), []byte("<project/>\n"), 0o644)
@@ -169,6 +172,48 @@ func TestCheckoutSource(t *testing.T) {
 	os.Chtimes(filepath.Join(root, "pom.xml"), later, later)
 	if _, err := evitaserver.FromCheckout(root); err == nil || !strings.Contains(err.Error(), "pom.xml changed after") {
 		t.Fatalf("change after build: %v", err)
+	}
+	os.Chtimes(filepath.Join(root, "pom.xml"), old, old)
+	// the README's example as written: "~" after checkout: is expanded by no shell
+	if s, err = evitaserver.ParseSource("checkout:~/src/evitaDB"); err != nil || s.Checkout == nil || s.Checkout.Root != root {
+		t.Fatalf("checkout:~/src/evitaDB: %+v %v", s, err)
+	}
+	if s, err = evitaserver.ParseSource("jar:~/src/evitaDB/" + evitaserver.CheckoutJar); err != nil || s.Kind != runfmt.ServerFromJar {
+		t.Fatalf("jar:~/...: %+v %v", s, err)
+	}
+	// a file deleted after the build: git lists it, there is nothing to stat; its
+	// directory's time says when
+	os.MkdirAll(filepath.Join(root, "evita_engine"), 0o755)
+	os.WriteFile(filepath.Join(root, "evita_engine", "Engine.java"), []byte("class Engine {}\n"), 0o644)
+	gitRun(t, root, "add", ".")
+	gitRun(t, root, "commit", "-q", "-m", "two")
+	os.Chtimes(jar, later, later) // built after that commit
+	if _, err := evitaserver.FromCheckout(root); err != nil {
+		t.Fatalf("jar newer than the second commit: %v", err)
+	}
+	os.Remove(filepath.Join(root, "evita_engine", "Engine.java"))
+	later2 := later.Add(time.Minute)
+	os.Chtimes(filepath.Join(root, "evita_engine"), later2, later2)
+	if _, err := evitaserver.FromCheckout(root); err == nil || !strings.Contains(err.Error(), "evita_engine/Engine.java was deleted after") {
+		t.Fatalf("a file deleted after the build: %v", err)
+	}
+	gitRun(t, root, "checkout", "--", "evita_engine/Engine.java")
+	os.Chtimes(filepath.Join(root, "evita_engine", "Engine.java"), old, old)
+	os.Chtimes(filepath.Join(root, "evita_engine"), old, old)
+	// a file edited inside an untracked directory after the build (the directory's own
+	// time does not change when a file in it is edited)
+	os.MkdirAll(filepath.Join(root, "evita_new", "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "evita_new", "src", "New.java"), []byte("class New {}\n"), 0o644)
+	os.Chtimes(filepath.Join(root, "evita_new", "src", "New.java"), old, old)
+	os.Chtimes(filepath.Join(root, "evita_new", "src"), old, old)
+	os.Chtimes(filepath.Join(root, "evita_new"), old, old)
+	if s, err = evitaserver.FromCheckout(root); err != nil || !s.Checkout.Dirty {
+		t.Fatalf("an untracked file made before the build: %+v %v", s, err)
+	}
+	os.WriteFile(filepath.Join(root, "evita_new", "src", "New.java"), []byte("class New { int x; }\n"), 0o644)
+	os.Chtimes(filepath.Join(root, "evita_new", "src", "New.java"), later2, later2)
+	if _, err := evitaserver.FromCheckout(root); err == nil || !strings.Contains(err.Error(), "evita_new/src/New.java changed after") {
+		t.Fatalf("a file edited in an untracked directory after the build: %v", err)
 	}
 	if _, err := evitaserver.FromCheckout(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a git checkout") {
 		t.Fatalf("not a checkout: %v", err)

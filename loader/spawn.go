@@ -74,17 +74,19 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		return nil, err
 	}
 	var fault *evitaserver.Fault
+	startFailed := false // a JVM died starting, or never became ready: its log is kept
 	defer func() {
 		// on failure, remove only what this call created: the servers' data (a copy, a
 		// catalog loaded only to be measured), and the work directory it made — unless a
-		// JVM ran there: a failed server's logs and heap dump are kept, and named
+		// server failed (while starting, or during the run): its logs and heap dump are
+		// kept, and the error names them
 		if res != nil {
 			return
 		}
 		for _, role := range []string{"writer", "reader"} {
 			os.RemoveAll(filepath.Join(sc.WorkDir, role))
 		}
-		if logs, _ := filepath.Glob(filepath.Join(sc.WorkDir, "*-logs", "server.log")); createdWork && len(logs) == 0 {
+		if createdWork && fault == nil && !startFailed {
 			os.RemoveAll(sc.WorkDir)
 		}
 	}()
@@ -132,6 +134,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	if w.s != nil {
 		defer sc.discard(w.s)
 	}
+	startFailed = w.err != nil && !errors.Is(w.err, context.Canceled) || rerr != nil && !errors.Is(rerr, context.Canceled)
 	if w.err != nil && (rerr == nil || errors.Is(rerr, context.Canceled)) {
 		return nil, withCause(runCtx, w.err, &fault) // the writer failed first: the reader was only stopped
 	}

@@ -297,9 +297,6 @@ func (r *Recorder) Finish(runDir string) *runfmt.WriterProfile {
 		w.Phases = append(w.Phases, p)
 		r.applySettings(w, settings)
 	}
-	if c, ok := measuredCost(w); ok { // known once the recording has named its engine
-		w.Cost.LoadWallPct, w.Cost.Measured = &c.pct, c.how
-	}
 	if w.Version == "" {
 		if v, err := jvmVersion(r.o.Java); err == nil {
 			w.Version = v

@@ -62,9 +62,10 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 			if mode == "cpu" && w.Engine == "" {
 				t.Fatalf("the CPU engine used is not recorded: %+v", w)
 			}
-			// the measured cost is given for the setting measured (cpu, perf events, 10ms) only
-			if measured := mode == "cpu" && w.Engine == "perf_events"; measured != (w.Cost.LoadWallPct != nil && w.Cost.Measured != "") {
-				t.Fatalf("measured cost of %s: %+v", w.Describe(), w.Cost)
+			// a manifest states what this run measured: the control time, never a slowdown
+			// measured once on another machine
+			if w.Cost.LoadWallPct != nil || w.Cost.Measured != "" {
+				t.Fatalf("a cost this run did not measure, in its manifest: %+v", w.Cost)
 			}
 			if mode == "jfr" && (w.Profiler != runfmt.ProfilerJFR || w.Event != "jdk.ExecutionSample") {
 				t.Fatalf("jfr: %+v", w)
@@ -173,7 +174,7 @@ func TestCPUProfileFallsBackWithoutPerfEvents(t *testing.T) {
 	os.MkdirAll(run, 0o755)
 	w := rec.Finish(run)
 	if w.Error != "" || w.Event != "cpu" || (w.Engine != "ctimer" && w.Engine != "itimer") || len(w.Phases) != 1 || w.Phases[0].Samples == 0 ||
-		w.Cost.LoadWallPct != nil { // perf events' measured cost is not a timer's
+		w.Cost.LoadWallPct != nil { // no slowdown this run did not measure
 		t.Fatalf("without perf events: %+v", w)
 	}
 }

@@ -372,9 +372,9 @@ func SlowestFirst(cs []analyze.CollectionSummary) []int {
 // ProfiledLine says that, and how, a run's writer was profiled, what profiling costs
 // and where the flame graphs are.
 func ProfiledLine(wp *runfmt.WriterProfile) string {
-	cost := "load slowdown not measured for this setting"
-	if wp.Cost.LoadWallPct != nil {
-		cost = fmt.Sprintf("measured load slowdown %+.1f %%", *wp.Cost.LoadWallPct)
+	cost := "its load slowdown is not measurable within one run: compare profiled against unprofiled runs"
+	if wp.Cost.LoadWallPct != nil { // an earlier warmstat's manifest
+		cost = fmt.Sprintf("load slowdown %+.1f %% as recorded, measured on another run", *wp.Cost.LoadWallPct)
 	}
 	var graphs []string
 	for _, ph := range wp.Phases {

@@ -65,9 +65,10 @@ type ProfilePhase struct {
 
 // ProfileCost is what profiling cost. ControlNs is measured in every run: the time
 // spent starting and stopping the profiler at the windows' edges, outside every clock.
-// The slowdown of the load itself cannot be measured within one run; LoadWallPct is
-// the figure an A/B series measured for this profiler, mode and interval (Measured
-// says how), null when that setting was not measured.
+// The slowdown of the load itself cannot be measured within one run, and a manifest
+// states only what its run measured: LoadWallPct and Measured are read from manifests
+// of earlier warmstat versions (which copied one machine's A/B result into every
+// profiled run) and never written; the profiler's measured cost is in the README.
 type ProfileCost struct {
 	ControlNs   int64    `json:"control_ns"`
 	LoadWallPct *float64 `json:"load_wall_pct"`

@@ -46,15 +46,16 @@ func serverSource(cmd *cli.Command, what string) (evitaserver.Source, error) {
 	default:
 		return evitaserver.Source{}, usageError(cmd, "%s takes one server, got %s", what, strings.Join(set, " and "))
 	}
+	// the same forms as ab's --a/--b (a "~" is expanded: --evita-home=~/src reaches us as typed)
 	switch {
 	case cmd.String("evita-version") != "":
-		return evitaserver.Release(cmd.String("evita-version"))
+		return evitaserver.ParseSource("release:" + cmd.String("evita-version"))
 	case cmd.String("classpath") != "":
-		return evitaserver.FromClasspath(cmd.String("classpath"))
+		return evitaserver.ParseSource("classpath:" + cmd.String("classpath"))
 	case cmd.String("server-jar") != "":
-		return evitaserver.FromJar(cmd.String("server-jar"))
+		return evitaserver.ParseSource("jar:" + cmd.String("server-jar"))
 	}
-	return evitaserver.FromCheckout(cmd.String("evita-home"))
+	return evitaserver.ParseSource("checkout:" + cmd.String("evita-home"))
 }
 
 // conditions holds the parsed condition flags.

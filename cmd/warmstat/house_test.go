@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warmstat/warmstat/analyze"
 )
 
 // Only cmd/warmstat knows the flags: an error built anywhere else must not name one
@@ -51,5 +53,24 @@ func TestPackagesNameNoFlags(t *testing.T) {
 	})
 	if len(bad) > 0 {
 		t.Fatalf("packages name CLI flags in their errors:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
+// The README states the sequential false-verdict budget per number of looks exactly as
+// analyze spends it (it once stated the three-look rule alone).
+func TestREADMESequentialBudget(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	share := func(minRuns, maxRuns, n int) string { // the share of the budget spent at the look after n runs
+		p := analyze.SequentialPlan{MinRuns: minRuns, MaxRuns: maxRuns, AlphaPct: 5}
+		return strconv.FormatFloat((1-p.Level(n))/0.05*100, 'f', 0, 64) + " %"
+	}
+	want := "with three or more looks " + share(2, 4, 2) + " at the first, " + share(2, 4, 3) + " at the second, the rest evenly; with two looks " +
+		share(2, 3, 2) + " and " + share(2, 3, 3) + "; with one look (`--min-runs` = `--max-runs`) all of it"
+	if share(3, 3, 3) != "100 %" || share(2, 7, 4) != share(2, 7, 7) || !strings.Contains(text, want) {
+		t.Fatalf("the README does not state the budget as analyze spends it; want %q", want)
 	}
 }

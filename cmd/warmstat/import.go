@@ -22,6 +22,10 @@ func importCommand() *cli.Command {
 			"The machine the harness ran on cannot be read from its files: --machine this records the machine\n" +
 			"warmstat runs on (as load does), --cores/--memory/--memory-limit record another (they win over\n" +
 			"--machine this); without them it is unknown, and compare refuses to set it against a known one.\n" +
+			"The JVMs are not in its files either: --jvm this records this machine's java ($JAVA_HOME/bin/java, else\n" +
+			"java on PATH: what load starts) as the harness's and its server's JVM — vendor, version and the collector\n" +
+			"it chooses; the writer's collector and version are read from --writer-gc-log when given (a version other\n" +
+			"than this java's is refused). Without it both are unknown.\n" +
 			"Exit codes: 0 imported, 1 the files are unusable or disagree (nothing written), 2 usage error.",
 		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
@@ -29,7 +33,8 @@ func importCommand() *cli.Command {
 			&cli.StringFlag{Name: "build", Usage: "build label (default: the git commit in the log, else DIR's name)"},
 			&cli.StringFlag{Name: "server-version", Usage: "evitaDB server version of the writer"},
 			&cli.StringSliceFlag{Name: "writer-gc-log", Usage: "the writer server's -Xlog:gc* file(s), rotations oldest first (e.g. BENCH_DIR/server/RUN/gc.log): records its pauses, each counted once"},
-			&cli.StringFlag{Name: "machine", Usage: "\"this\": the harness ran on this machine; record its cores, memory and memory limit"},
+			&cli.StringFlag{Name: "machine", Usage: "\"this\": the harness ran on this machine; record its cores, CPU model, kernel, memory and memory limit"},
+			&cli.StringFlag{Name: "jvm", Usage: "\"this\": the harness and its server ran on this machine's java; record its vendor, version and collector"},
 			&cli.IntFlag{Name: "cores", Usage: "cores of the machine the harness ran on"},
 			&cli.StringFlag{Name: "memory", Usage: "memory of the machine the harness ran on, e.g. 32g"},
 			&cli.StringFlag{Name: "memory-limit", Usage: "cgroup memory limit the harness ran under, e.g. 24g"},
@@ -48,6 +53,9 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	if v := cmd.String("jvm"); v != "" && v != "this" {
+		return usageError(cmd, "--jvm %q: the only JVM warmstat can read is \"this\" (this machine's java)", v)
+	}
 	opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"),
 		ServerHeap: cond.serverHeap, ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}
 	logPath, csvPath := filepath.Join(dir, "stdout.log"), filepath.Join(dir, "per-entity.csv")
@@ -61,6 +69,7 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 	}
 	m := rep.Manifest(src, opts)
 	m.Machine = mach
+	var writerGC *evitaserver.GCSummary
 	if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
 		gc, err := evitaserver.ParseGCFiles(logs...)
 		if err != nil {
@@ -69,6 +78,12 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 		young, full := gc.Young, gc.Full
 		m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
 			ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
+		writerGC = &gc
+	}
+	if cmd.String("jvm") == "this" {
+		if m.Server.JVM, m.Reader.JVM, err = thisJVM(writerGC); err != nil {
+			return err
+		}
 	}
 	check := func(staged string) error {
 		run, err := runfmt.Open(staged)
@@ -105,8 +120,7 @@ func machineFlags(cmd *cli.Command) (runfmt.Machine, error) {
 		if err != nil {
 			return m, fmt.Errorf("reading this machine: %w", err)
 		}
-		cores, mem := here.Cores, here.MemoryBytes
-		m = runfmt.Machine{Cores: &cores, MemoryBytes: &mem, CgroupMemoryLimitBytes: here.CgroupLimit}
+		m = here.Record() // exactly what load records
 	default:
 		return m, usageError(cmd, "--machine %q: the only machine warmstat can read is \"this\" (--cores, --memory and --memory-limit describe another)", v)
 	}
@@ -129,4 +143,28 @@ func machineFlags(cmd *cli.Command) (runfmt.Machine, error) {
 		}
 	}
 	return m, nil
+}
+
+// thisJVM is this machine's java as the writer's and the reader's JVM (import --jvm
+// this). The writer's GC log, when given, names the collector the server actually ran
+// and the JVM's version, which must be this java's.
+func thisJVM(gc *evitaserver.GCSummary) (writer, reader *runfmt.JVM, err error) {
+	j, err := evitaserver.LocalJVM()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--jvm this: %w", err)
+	}
+	rec := func() *runfmt.JVM { // options and final flags of the harness's JVMs are not known
+		return &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC}
+	}
+	writer, reader = rec(), rec()
+	if gc != nil {
+		if gc.JVMVersion != "" && gc.JVMVersion != j.Version {
+			return nil, nil, fmt.Errorf("%s: field Version: the writer ran JVM %s, this machine's java (%s) is %s: --jvm this does not describe it",
+				gc.JVMVersionAt, gc.JVMVersion, j.Java, j.Version)
+		}
+		if gc.Collector != "" {
+			writer.GC = gc.Collector
+		}
+	}
+	return writer, reader, nil
 }

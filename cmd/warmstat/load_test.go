@@ -131,6 +131,10 @@ func TestLoadArguments(t *testing.T) {
 func TestSpawnModeCommand(t *testing.T) {
 	older, newer := evitatest.TwoReleases(t)
 	tmp := t.TempDir()
+	fixture, err := filepath.Abs(filepath.Join(testdata, "javagen", "HarnessFixture.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(tmp) // every path below is relative, as in the README's examples
 	jar := filepath.Join(tmp, "dist", "evita-server.jar")
 	evitatest.LauncherJar(t, newer, jar)
@@ -170,6 +174,7 @@ func TestSpawnModeCommand(t *testing.T) {
 		}
 	}
 	a := load("a", "--evita-version", older.Ref)
+	importedAgainstLoad(t, fixture, filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "a.work", "writer-logs", "gc.log"))
 	b := load("b", "--evita-version", newer.Ref)
 	if a.Server.Build.Source != runfmt.ServerFromRelease || a.Server.Build.Version != older.Ref || b.Server.Build.Version != newer.Ref ||
 		a.Server.Build.ClasspathSHA256 == b.Server.Build.ClasspathSHA256 {
@@ -198,5 +203,57 @@ func TestSpawnModeCommand(t *testing.T) {
 	out, stderr, code = runCLI(t, "compare", filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "b"))
 	if code != 0 || strings.Contains(out, "differs") {
 		t.Fatalf("compare of two releases: %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// A Java-harness run and a warmstat run of the same catalog on this machine differ in
+// the loader alone, as the README says: the harness run is rendered by a real JVM with
+// the harness's format strings (testdata/javagen) around the real load's own upsert
+// times, imported with --machine this --jvm this and the writer's real GC log, and
+// compared with the real load.
+func importedAgainstLoad(t *testing.T, fixture, run, gcLog string) {
+	t.Helper()
+	tmp := t.TempDir()
+	rows, err := os.ReadFile(filepath.Join(run, runfmt.EntitiesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the harness's per-entity CSV: collection,primaryKey,upsert_nanos
+	lines := strings.Split(strings.TrimSpace(string(rows)), "\n")
+	head := strings.Split(lines[0], ",")
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	samples := []string{"collection,primaryKey,upsert_nanos"}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		samples = append(samples, f[col["collection"]]+","+f[col["primary_key"]]+","+f[col["upsert_ns"]])
+	}
+	csv := filepath.Join(tmp, "samples.csv")
+	os.WriteFile(csv, []byte(strings.Join(samples, "\n")+"\n"), 0o644)
+	classes, harness := filepath.Join(tmp, "classes"), filepath.Join(tmp, "harness")
+	if out, err := exec.Command("javac", "-d", classes, fixture).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("java", "-cp", classes, "HarnessFixture", harness, "ok", "en-US", "1", csv).CombinedOutput(); err != nil {
+		t.Fatalf("HarnessFixture: %v\n%s", err, out)
+	}
+	imp := filepath.Join(tmp, "imported")
+	if _, stderr, code := runCLI(t, "import", "--java", harness, "--out", imp, "--machine", "this", "--jvm", "this", "--writer-gc-log", gcLog,
+		"--server-heap", "1g", "--reader-heap", "1g", "--storage-compress", "true", "--cache", "false", "--traffic-recording", "false"); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	d, stderr, code := compareJSON(t, imp, run)
+	var fields []string
+	for _, x := range d.Mismatches {
+		fields = append(fields, x.Field+" (A="+x.A+", B="+x.B+")")
+	}
+	if code != 3 || len(d.Mismatches) != 1 || d.Mismatches[0].Field != "loader" {
+		t.Fatalf("a harness run and a load of the same catalog on this machine: exit %d, mismatches %v\n%s", code, fields, stderr)
+	}
+	// the one difference, allowed, compares
+	if _, stderr, code := runCLI(t, "compare", "--allow-mismatch", "loader", imp, run); code != 0 {
+		t.Fatalf("compare --allow-mismatch loader: %d %s", code, stderr)
 	}
 }

@@ -502,7 +502,8 @@ func TestImportRecordsMachine(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	m, err := runfmt.ReadManifest(filepath.Join(imp, runfmt.ManifestFile))
-	if err != nil || m.Machine.Cores == nil || *m.Machine.Cores != here.Cores || *m.Machine.MemoryBytes != here.MemoryBytes {
+	if err != nil || m.Machine.Cores == nil || *m.Machine.Cores != here.Cores || *m.Machine.MemoryBytes != here.MemoryBytes ||
+		m.Machine.CPUModel != here.CPUModel || m.Machine.Kernel != here.Kernel {
 		t.Fatalf("machine %+v (this machine %+v) %v", m.Machine, here, err)
 	}
 	if sd := m.Import.SourceDir; !filepath.IsAbs(sd) || !strings.HasSuffix(sd, filepath.Join("testdata", "java", "ok")) {
@@ -517,7 +518,8 @@ func TestImportRecordsMachine(t *testing.T) {
 	ws := filepath.Join(tmp, "warmstat")
 	synthrun.Write(filepath.Join(ws, "run-1"), synthrun.Spec{Label: "ws", Seed: 1, Mutate: func(w *runfmt.Manifest) {
 		w.Server.MaxHeapBytes, w.Reader.MaxHeapBytes, w.Server.Version = m.Server.MaxHeapBytes, m.Reader.MaxHeapBytes, m.Server.Version
-		w.TargetMode, w.Conditions, w.Dataset, w.Machine = m.TargetMode, m.Conditions, m.Dataset, m.Machine
+		w.TargetMode, w.Conditions, w.Dataset = m.TargetMode, m.Conditions, m.Dataset
+		w.Machine = here.Record() // what a load on this machine records (a real load: TestSpawnModeCommand)
 	}})
 	d, stderr, code := compareJSON(t, imp, ws)
 	if code != 3 || len(d.Mismatches) != 1 || d.Mismatches[0].Field != "loader" {
@@ -539,7 +541,7 @@ func TestImportRecordsMachine(t *testing.T) {
 	for _, x := range d.Mismatches {
 		fields = append(fields, x.Field)
 	}
-	if strings.Join(fields, ",") != "loader,cores,memory-limit" {
+	if strings.Join(fields, ",") != "loader,cores,cpu,memory-limit" {
 		t.Fatalf("mismatches %v", fields)
 	}
 }

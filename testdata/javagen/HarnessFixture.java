@@ -4,10 +4,13 @@
 // It runs on a real JVM so that locale grouping and HALF_UP rounding are the JVM's,
 // not a Go re-implementation's: the Go importer is tested against what Java prints.
 //
-// Usage: java HarnessFixture.java OUTDIR SCENARIO LOCALE SEED
+// Usage: java HarnessFixture.java OUTDIR SCENARIO LOCALE SEED [SAMPLES.csv]
 //   SCENARIO: ok | golive-failed | unverified | mismatch | capped-embedded
 //   LOCALE:   a BCP 47 tag, e.g. en-US or cs-CZ
-// Everything here is SYNTHETIC test data.
+//   SAMPLES:  a per-entity CSV in the harness's own format (collection,primaryKey,
+//             upsert_nanos) whose collections, keys and upsert times are reported
+//             instead of generated ones: a harness run of a catalog that exists
+// Everything here is SYNTHETIC test data (with SAMPLES, the clocks around them are).
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
@@ -26,7 +29,11 @@ public class HarnessFixture {
         Files.createDirectories(out);
         boolean embedded = scenario.equals("capped-embedded");
         boolean big = a[2].startsWith("cs");
-        List<Coll> colls = big
+        Map<String, List<long[]>> given = a.length > 4 ? readSamples(Paths.get(a[4])) : null; // name -> {pk, nanos}
+        List<Coll> colls = given != null
+            ? given.entrySet().stream().map(e -> new Coll(e.getKey(), e.getValue().size(),
+                    (long) e.getValue().stream().mapToLong(x -> x[1]).average().orElse(0), 0)).toList()
+            : big
             ? List.of(new Coll("Brand", 40, 900_000L, 0.4), new Coll("Category", 180, 40_000_000L, 0.6),
                       new Coll("Product", 1_500, 800_000_000L, 0.5), new Coll("Tag", 60, 700_000L, 1.2))
             : List.of(new Coll("Category", 200, 37_000_000L, 0.6), new Coll("Product", 1_000, 52_000_000L, 0.5),
@@ -51,9 +58,16 @@ public class HarnessFixture {
             int pk = 1;
             for (int i = 0; i < n; i++) {
                 if (i % batch == 0) read += (long) (c.meanNanos() * 0.08 * Math.min(batch, n - i) * (0.8 + 0.4 * rnd.nextDouble()));
-                long v = Math.max(1000L, (long) (c.meanNanos() * Math.exp(c.spread() * rnd.nextGaussian() - c.spread() * c.spread() / 2)));
+                long v;
+                if (given != null) {
+                    long[] g = given.get(name).get(i);
+                    pk = (int) g[0];
+                    v = g[1];
+                } else {
+                    v = Math.max(1000L, (long) (c.meanNanos() * Math.exp(c.spread() * rnd.nextGaussian() - c.spread() * c.spread() / 2)));
+                    pk += 1 + rnd.nextInt(3);
+                }
                 s.add(v); all.add(v); upsert += v;
-                pk += 1 + rnd.nextInt(3);
                 csv.append(name).append(',').append(pk).append(',').append(v).append('\n');
             }
             long wall = upsert + read + n * 15_000L;
@@ -165,6 +179,16 @@ public class HarnessFixture {
         log.append("artifacts in /var/tmp/evita-warmup-bench/runs/x:\n");
         Files.writeString(out.resolve("per-entity.csv"), csv, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("stdout.log"), log, StandardCharsets.UTF_8);
+    }
+
+    static Map<String, List<long[]>> readSamples(Path p) throws IOException {
+        Map<String, List<long[]>> m = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(p, StandardCharsets.UTF_8);
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",");
+            m.computeIfAbsent(f[0], k -> new ArrayList<>()).add(new long[]{Long.parseLong(f[1]), Long.parseLong(f[2])});
+        }
+        return m;
     }
 
     // LatencySamples.summarize: {n, mean(trunc), p50, p95, p99, min, max}
