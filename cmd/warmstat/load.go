@@ -35,7 +35,8 @@ func loadCommand() *cli.Command {
 			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
 			"running servers (plaintext gRPC). Writes --out (entities.csv flushed every 100 ms, manifest.json at the end),\n" +
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
-			"unknown, 1 counts differ or the run aborted or was interrupted. Heaps and build cannot be read from a server:\n" +
+			"unknown, 1 counts differ or the run aborted, was interrupted (in any phase) or failed (its pristine snapshot\n" +
+			"changed), 64 a usage error. Heaps and build cannot be read from a server:\n" +
 			"give them as flags, or they are recorded as unknown.",
 		Flags: append(append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
