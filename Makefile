@@ -34,6 +34,7 @@ bench:
 	$(GO) test ./analyze -run '^$$' -bench 'Compare5x' -benchmem -benchtime 3x
 	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x -v
 	$(GO) test ./evita -run '^$$' -bench 'Transcode' -benchmem
+	$(GO) test ./workload -run '^$$' -bench 'Read' -benchmem
 	WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test ./evita -run '^$$' -bench 'UpsertPath|ServerStatusRoundTrip' -benchmem
 
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m

@@ -217,15 +217,17 @@ func orUnknown(s string) string {
 var contract = []contractField{
 	{"build", false, func(m *runfmt.Manifest) string { return m.Build.Label }},
 	{"server-heap", true, func(m *runfmt.Manifest) string { return runfmt.FormatBytes(m.Server.MaxHeapBytes) }},
-	{"reader-heap", true, func(m *runfmt.Manifest) string { return runfmt.FormatBytes(m.Reader.MaxHeapBytes) }},
+	{"reader-heap", true, func(m *runfmt.Manifest) string { return noReader(m, runfmt.FormatBytes(m.Reader.MaxHeapBytes)) }},
 	{"server-version", false, func(m *runfmt.Manifest) string { return orUnknown(m.Server.Version) }},
 	{"server-build", false, func(m *runfmt.Manifest) string { return serverBuild(m.Server.Build) }},
 	{"writer-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Server.JVM) }},
 	{"writer-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Server.JVM) }},
-	{"reader-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Reader.JVM) }},
-	{"reader-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Reader.JVM) }},
+	{"reader-jvm", true, func(m *runfmt.Manifest) string { return noReader(m, jvm(m.Reader.JVM)) }},
+	{"reader-gc", true, func(m *runfmt.Manifest) string { return noReader(m, gcName(m.Reader.JVM)) }},
 	{"loader", true, func(m *runfmt.Manifest) string { return m.Loader.Name }},
 	{"target-mode", true, func(m *runfmt.Manifest) string { return m.TargetMode }},
+	// a replayed run reads no source server during the load: its clocks are not a live run's
+	{"source-mode", true, func(m *runfmt.Manifest) string { return m.SourceMode() }},
 	{"storage-compress", true, func(m *runfmt.Manifest) string { return optional(m.Conditions.StorageCompress) }},
 	{"cache", true, func(m *runfmt.Manifest) string { return optional(m.Conditions.CacheEnabled) }},
 	{"traffic-recording", true, func(m *runfmt.Manifest) string { return optional(m.Conditions.TrafficRecording) }},
@@ -252,6 +254,14 @@ var contract = []contractField{
 	// a profiler costs the writer time: profiled runs compare only with runs profiled
 	// the same way (profiler, mode, engine, interval); "none" when unprofiled
 	{"writer-profile", true, func(m *runfmt.Manifest) string { return m.WriterProfile.Describe() }},
+}
+
+// noReader is a reader's condition, "none" for a replayed run: it had no reader.
+func noReader(m *runfmt.Manifest, v string) string {
+	if m.SourceMode() == runfmt.SourceReplay {
+		return "none (replay)"
+	}
+	return v
 }
 
 // serverBuild is the version and commit the server's own jars name.

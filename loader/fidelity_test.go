@@ -10,9 +10,10 @@ import (
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
+	"github.com/warmstat/warmstat/workload"
 )
 
-// The copy is judged by the server itself: for the fixture catalog (every schema
+// The copy — live, and replayed from a workload file — is judged by the server itself: for the fixture catalog (every schema
 // feature, conditional facets and bucketed histograms included) and for a seeded
 // catalog, a full REST dump of source and target after a load — catalog schema, every
 // entity schema, every entity with all attributes, associated data, prices, hierarchy
@@ -55,6 +56,36 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 		}
 		if v := a.CardinalityViolations(5); len(v) > 0 {
 			t.Errorf("%s: %s", cat, strings.Join(v, "; "))
+		}
+		// the same catalog read once into a workload file and replayed: the replayed
+		// target is its source too, and its run names the same dataset
+		wl := filepath.Join(t.TempDir(), cat+".workload")
+		info, err := loader.Extract(ctx, loader.ExtractConfig{Source: src, SourceCatalog: cat, Out: wl, BatchSize: 50, SourceMode: "attach"})
+		if err != nil || info.Trailer.Entities != res.Manifest.Entities || info.Header.Fingerprint != res.Manifest.Dataset.Fingerprint {
+			t.Fatalf("%s: extract: %v %+v", cat, err, info)
+		}
+		r, err := workload.Open(wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := loader.Config{Target: dst, TargetCatalog: cat + "_replay", Out: filepath.Join(t.TempDir(), cat+"-replay"), Replay: r, ReplayPath: wl,
+			ReplaySHA256: info.SHA256, Manifest: runfmt.Manifest{Build: runfmt.Build{Label: "test"}, Loader: runfmt.Loader{Version: "test"}}}
+		rres, err := loader.Run(ctx, rc)
+		r.Close()
+		if err != nil || rres.Manifest.ExitCode != 0 || rres.Manifest.Verification.Status != runfmt.Verified {
+			t.Fatalf("%s: replay: %v %+v", cat, err, rres)
+		}
+		rm := rres.Manifest
+		if rm.SourceMode() != runfmt.SourceReplay || rm.Source.WorkloadSHA256 != info.SHA256 || rm.Dataset.Fingerprint != res.Manifest.Dataset.Fingerprint ||
+			rm.Entities != res.Manifest.Entities || rm.Conditions.BatchSize != 50 || rm.SourceCatalog != cat {
+			t.Fatalf("%s: replay manifest %+v source %+v", cat, rm, rm.Source)
+		}
+		if back, err := runfmt.ReadManifest(filepath.Join(rres.Dir, runfmt.ManifestFile)); err != nil || back.SourceMode() != runfmt.SourceReplay {
+			t.Fatalf("%s: replay manifest on disk: %v", cat, err)
+		}
+		c2 := evitatest.RequireRESTDump(t, ctx, dstSrv.Addr, cat+"_replay")
+		if d := a.Diff(c2, 20); len(d) > 0 {
+			t.Errorf("%s: the replayed copy differs from its source, as the server renders them:\n%s", cat, strings.Join(d, "\n"))
 		}
 	}
 }

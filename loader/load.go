@@ -38,7 +38,11 @@ func (l *load) run(ctx context.Context, order []string) error {
 	l.start = l.c.Now()
 	defer func() { l.wall = l.c.Now().Sub(l.start).Nanoseconds() }()
 	for _, ty := range order {
-		col, err := l.collection(ctx, ty)
+		collection := l.collection
+		if l.c.Replay != nil {
+			collection = l.replayCollection
+		}
+		col, err := collection(ctx, ty)
 		l.m.Collections = append(l.m.Collections, col)
 		l.m.Entities += col.Entities
 		l.m.Timings.UpsertNs += col.UpsertNs
@@ -131,35 +135,43 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 			if req, id, err = tc.Upsert(req[:0], e); err != nil {
 				return col, &AbortError{Where: fmt.Sprintf("reading %s batch %d", ty, l.batch), Err: err}
 			}
-			begin := l.c.Now()
-			err = l.tgt.UpsertUncancelled(req, ty) // never cut in flight: WARM_UP has no rollback
-			ns := l.c.Now().Sub(begin).Nanoseconds()
-			if err != nil {
-				return col, &AbortError{Where: fmt.Sprintf("upserting %s %d (%d of %d loaded)", ty, id.PrimaryKey, col.Entities, len(pks)), Err: err}
-			}
-			if err := l.w.Write(runfmt.Row{Collection: ty, PrimaryKey: id.PrimaryKey, Batch: l.batch,
-				StartNs: begin.Sub(l.start).Nanoseconds(), UpsertNs: ns}); err != nil {
+			if err := l.upsert(ty, id.PrimaryKey, req, &col); err != nil {
 				return col, err
-			}
-			// rows reach the OS every 100 ms and when the collection ends, however it
-			// ends (a flush per row was one system call per upsert: 5 % of warmstat's
-			// CPU); a crash of warmstat loses at most the last 100 ms of rows
-			if end := begin.Add(time.Duration(ns)); end.Sub(l.flushed) >= flushEvery {
-				if err := l.w.Flush(); err != nil {
-					return col, err
-				}
-				l.flushed = end
-			}
-			col.Entities++
-			col.UpsertNs += ns
-			l.done++
-			if l.c.AfterUpsert != nil {
-				l.c.AfterUpsert(ty, int(col.Entities))
 			}
 		}
 		l.progress(ty, col.Entities, len(pks))
 	}
 	return col, nil
+}
+
+// upsert sends one entity's request, timed, and writes its row.
+func (l *load) upsert(ty string, pk int32, req []byte, col *runfmt.Collection) error {
+	begin := l.c.Now()
+	err := l.tgt.UpsertUncancelled(req, ty) // never cut in flight: WARM_UP has no rollback
+	ns := l.c.Now().Sub(begin).Nanoseconds()
+	if err != nil {
+		return &AbortError{Where: fmt.Sprintf("upserting %s %d (%d of %d loaded)", ty, pk, col.Entities, l.plans[ty].load), Err: err}
+	}
+	if err := l.w.Write(runfmt.Row{Collection: ty, PrimaryKey: pk, Batch: l.batch,
+		StartNs: begin.Sub(l.start).Nanoseconds(), UpsertNs: ns}); err != nil {
+		return err
+	}
+	// rows reach the OS every 100 ms and when the collection ends, however it ends (a
+	// flush per row was one system call per upsert: 5 % of warmstat's CPU); a crash of
+	// warmstat loses at most the last 100 ms of rows
+	if end := begin.Add(time.Duration(ns)); end.Sub(l.flushed) >= flushEvery {
+		if err := l.w.Flush(); err != nil {
+			return err
+		}
+		l.flushed = end
+	}
+	col.Entities++
+	col.UpsertNs += ns
+	l.done++
+	if l.c.AfterUpsert != nil {
+		l.c.AfterUpsert(ty, int(col.Entities))
+	}
+	return nil
 }
 
 func (l *load) progress(ty string, done int64, of int) {
@@ -182,6 +194,9 @@ func (l *load) progress(ty string, done int64, of int) {
 // on a fresh read-only session: expected = min(source, cap). A source that grew during the
 // load makes the target short, which is exactly what must not pass as complete.
 func (l *load) verify(ctx context.Context, order []string) runfmt.Verification {
+	if l.c.Replay != nil {
+		return l.replayVerify(ctx, order)
+	}
 	if l.c.SkipVerify {
 		return runfmt.Verification{Status: runfmt.VerifySkip}
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // Config is one load.
@@ -61,6 +62,12 @@ type Config struct {
 	// after it stops, the same around goLive (a profiler's windows). An error opening
 	// the load's window ends the run before anything is measured; any other is a warning.
 	Window func(phase string, begin bool) error
+	// Replay, if set, is the source instead of a server: a workload file (workload.Open,
+	// verified first: Verify's SHA-256 goes in ReplaySHA256). Source is then unused;
+	// the subset and cap are the file's (asking for others is refused).
+	Replay       *workload.Reader
+	ReplayPath   string
+	ReplaySHA256 string
 	// finalize, if set (Spawn sets it), runs once the run is over and before its
 	// manifest is written: it may complete the manifest (the writer's GC, its profile,
 	// the snapshot's proof; files into dir, the staging directory) and change its outcome.
@@ -77,6 +84,15 @@ type Result struct {
 // ErrTargetExists: the target catalog exists, and Config.ReplaceTarget did not ask to
 // drop it.
 var ErrTargetExists = evita.ErrCatalogExists
+
+// interrupted is a run the user stopped (its context cancelled): what it was doing.
+type interrupted struct {
+	what string
+	err  error
+}
+
+func (e *interrupted) Error() string { return e.what + ": " + e.err.Error() }
+func (e *interrupted) Unwrap() error { return e.err }
 
 // AbortError says the load stopped before its end; the run directory records where.
 type AbortError struct {
@@ -108,15 +124,24 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 			stage.Abort()
 		}
 	}()
-	m := c.manifest()
-	src, err := c.Source.Open(ctx, c.SourceCatalog, false)
-	if err != nil {
-		return nil, fmt.Errorf("source catalog %q: %w", c.SourceCatalog, err)
+	var src *evita.Session
+	var sp *sourcePlan
+	if c.Replay != nil {
+		if sp, err = c.replayPlan(); err != nil {
+			return nil, err
+		}
 	}
-	defer src.Close(context.WithoutCancel(ctx))
-	sp, err := c.discover(ctx, src, &m)
-	if err != nil {
-		return nil, err
+	m := c.manifest()
+	if c.Replay != nil {
+		c.replayManifest(sp, &m)
+	} else {
+		if src, err = c.Source.Open(ctx, c.SourceCatalog, false); err != nil {
+			return nil, fmt.Errorf("source catalog %q: %w", c.SourceCatalog, err)
+		}
+		defer src.Close(context.WithoutCancel(ctx))
+		if sp, err = c.discover(ctx, src, &m); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.createTarget(ctx, sp, &m); err != nil {
 		return nil, err
@@ -147,13 +172,25 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		o := m.Timings.LoadWallNs - m.Timings.UpsertNs - m.Timings.SourceReadNs
 		m.Timings.LoopOverheadNs = &o
 	}
+	loadDone := loadErr == nil
+	var ae *AbortError
+	if loadErr != nil && errors.Is(loadErr, context.Canceled) && errors.As(loadErr, &ae) {
+		loadErr = &interrupted{"load interrupted " + ae.Where, loadErr} // an interrupt, not a lost server
+	}
+	if loadErr == nil && ctx.Err() != nil { // after the last upsert, before goLive
+		loadErr = &interrupted{"interrupted after the load, before goLive", context.Cause(ctx)}
+	}
 	if loadErr != nil {
 		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: loadErr.Error()}
-		if errors.Is(loadErr, context.Canceled) {
-			m.Outcome.Status = runfmt.OutcomeInterrupted
+		var in *interrupted
+		if errors.As(loadErr, &in) {
+			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: in.what}
 		}
 		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
+		if loadDone {
+			m.Verification.Error = "interrupted before goLive"
+		}
 		_ = tgt.Close(context.WithoutCancel(ctx)) // best effort; the target may be gone
 		return res, c.finish(stage, csvFile, res, loadErr)
 	}
@@ -161,14 +198,17 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	c.publish(ctx, tgt, sp, &m)
 	if ctx.Err() != nil { // interrupted during goLive: what goLive did stays recorded
 		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during goLive"}
+		if m.GoLive.Status == runfmt.GoLiveFailed {
+			m.GoLive.Error = "interrupted by the user: " + m.GoLive.Error
+		}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted before verification"}
-		return res, c.finish(stage, csvFile, res, context.Cause(ctx))
+		return res, c.finish(stage, csvFile, res, &interrupted{m.Outcome.Detail, context.Cause(ctx)})
 	}
 	m.Verification = l.verify(ctx, sp.order)
 	if ctx.Err() != nil { // interrupted during verification: its counts are not proof
 		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during verification"}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted during verification"}
-		return res, c.finish(stage, csvFile, res, context.Cause(ctx))
+		return res, c.finish(stage, csvFile, res, &interrupted{m.Outcome.Detail, context.Cause(ctx)})
 	}
 	return res, c.finish(stage, csvFile, res, nil)
 }
@@ -377,6 +417,17 @@ func (c Config) finish(stage *runfmt.Staged, csvFile *os.File, res *Result, load
 		ferr := c.finalize(stage.Dir(), m, loadErr)
 		loadErr = errors.Join(ferr, loadErr) // the cause it names comes first
 	}
+	if c.Replay != nil { // the workload must come out as it went in, like a snapshot
+		if sum, err := workload.FileSHA256(c.ReplayPath); err != nil || sum != c.ReplaySHA256 {
+			why := fmt.Sprintf("sha256 %s -> %s", short(c.ReplaySHA256), short(sum))
+			if err != nil {
+				why = err.Error()
+			}
+			cerr := fmt.Errorf("the workload %s changed during the run (%s)", c.ReplayPath, why)
+			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeFailed, Detail: cerr.Error()}
+			loadErr = errors.Join(cerr, loadErr)
+		}
+	}
 	m.ExitCode = runfmt.ExitCodeFor(m.Outcome.Status, m.Verification.Status)
 	err := csvFile.Sync()
 	if err == nil {
@@ -399,3 +450,5 @@ func (c Config) warnf(format string, args ...any) {
 		fmt.Fprintf(w, format, args...)
 	}
 }
+
+func short(sum string) string { return sum[:min(12, len(sum))] }

@@ -321,6 +321,31 @@ func interruptedAfterTheLoad(t *testing.T, src, dst *evita.Client, proxy *evitat
 			}
 		})
 	}
+	// after the last upsert, before goLive (the load's clock has just stopped): goLive
+	// is not started, nothing is attempted with a cancelled context
+	t.Run("interrupted before goLive", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cfg := config(src, dst, filepath.Join(t.TempDir(), "run"))
+		cfg.TargetCatalog = "interrupted_before"
+		cfg.Window = func(phase string, begin bool) error {
+			if phase == runfmt.PhaseLoad && !begin {
+				cancel()
+			}
+			return nil
+		}
+		var warnings strings.Builder
+		cfg.Warnings = &warnings
+		res, err := loader.Run(ctx, cfg)
+		if !errors.Is(err, context.Canceled) || res == nil || !strings.HasPrefix(err.Error(), "interrupted after the load, before goLive") {
+			t.Fatalf("%v %+v", err, res)
+		}
+		m := res.Manifest
+		if m.Outcome.Status != runfmt.OutcomeInterrupted || m.Outcome.Detail != "interrupted after the load, before goLive" || m.ExitCode != 1 ||
+			m.GoLive.Status != runfmt.GoLiveSkipped || m.Verification.Status != runfmt.Unverified || strings.Contains(warnings.String(), "canceled") {
+			t.Fatalf("outcome %+v goLive %+v verification %+v warnings %q", m.Outcome, m.GoLive, m.Verification, warnings.String())
+		}
+	})
 }
 
 // Faults in the middle of a source call, injected by proxies in front of the real

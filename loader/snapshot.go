@@ -6,6 +6,7 @@ import (
 
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // snapshotSettings reads the pristine snapshot's metadata and settles what depends on
@@ -57,3 +58,29 @@ func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
 
 // ErrHeapsNeeded: a snapshot without metadata gives nothing to choose heaps from.
 var ErrHeapsNeeded = errors.New("the heaps must be given")
+
+// replayHeap chooses a replaying writer's heap as a live load's is chosen, from what
+// the workload's header recorded of its snapshot; with nothing recorded it must be given.
+func replayHeap(sc *SpawnConfig, h workload.Header) error {
+	need, why := int64(0), ""
+	if h.SnapshotLiveHeapBytes != nil {
+		need = evitaserver.NeedHeap(*h.SnapshotLiveHeapBytes)
+		why = fmt.Sprintf("its snapshot's live heap was measured at %s when it was seeded", runfmt.FormatBytes(h.SnapshotLiveHeapBytes))
+	}
+	proposed := need
+	if h.SnapshotScale != nil {
+		proposed = max(need, evitaserver.HeapForScale(*h.SnapshotScale))
+	}
+	switch {
+	case sc.ServerHeap == 0 && proposed == 0:
+		return fmt.Errorf("the workload records neither its snapshot's scale nor its live heap: %w", ErrWriterHeapNeeded)
+	case sc.ServerHeap == 0:
+		sc.ServerHeap = proposed
+	case sc.ServerHeap < need:
+		return &evitaserver.HeapError{Server: "writer", Heap: sc.ServerHeap, Need: need, Why: why}
+	}
+	return nil
+}
+
+// ErrWriterHeapNeeded: nothing to choose a replaying writer's heap from.
+var ErrWriterHeapNeeded = errors.New("the writer's heap must be given")

@@ -15,7 +15,9 @@ import (
 )
 
 // SpawnConfig runs both servers itself: a reader on a disposable copy of a pristine
-// snapshot and a fresh writer, each with a pinned heap and a GC log.
+// snapshot and a fresh writer, each with a pinned heap and a GC log. When the load
+// replays a workload file (Config.Replay) there is no reader: only the writer starts,
+// and Pristine and Catalog stay empty.
 type SpawnConfig struct {
 	Server     evitaserver.Source // the build under test (the writer) and the reader
 	Pristine   string             // parent of <Catalog>/, a stopped server's storage (only ever read)
@@ -50,22 +52,34 @@ type Profiler interface {
 // during the run (exits, runs out of memory, turns GC-bound, stops answering) ends it;
 // the manifest and the error name that cause first.
 func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err error) {
-	if err := sc.absolute(&c); err != nil {
+	live := c.Replay == nil // a replay reads a file: no reader server
+	if err := sc.absolute(&c, live); err != nil {
 		return nil, err
 	}
 	pristine := filepath.Join(sc.Pristine, sc.Catalog)
-	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
-	}
-	snap, err := snapshotSettings(&sc)
-	if err != nil {
-		return nil, err
+	snap := &evitaserver.Snapshot{}
+	heaps := map[string]int64{"writer": sc.ServerHeap}
+	if live {
+		if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
+		}
+		if snap, err = snapshotSettings(&sc); err != nil {
+			return nil, err
+		}
+		heaps = map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}
+	} else {
+		if _, err := c.replayPlan(); err != nil { // refused before the writer starts
+			return nil, err
+		}
+		if err := replayHeap(&sc, c.Replay.Header()); err != nil {
+			return nil, err
+		}
 	}
 	m, err := evitaserver.ReadMachine()
 	if err != nil {
 		return nil, err
 	}
-	if err := evitaserver.CheckHeapsFit(m, map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}); err != nil {
+	if err := evitaserver.CheckHeapsFit(m, heaps); err != nil {
 		return nil, err
 	}
 	_, statErr := os.Stat(sc.WorkDir)
@@ -90,11 +104,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			os.RemoveAll(sc.WorkDir)
 		}
 	}()
-	before, size, err := checksum(pristine)
-	if err != nil {
-		return nil, err
+	var before string
+	var size int64
+	if live {
+		if before, size, err = checksum(pristine); err != nil {
+			return nil, err
+		}
 	}
-	proved := false // the run's own finish proved the snapshot unchanged
+	proved := !live // the run's own finish proved the snapshot unchanged (a replay has none)
 	defer func() {  // the snapshot must come out as it went in, whatever happened
 		if proved {
 			return
@@ -122,10 +139,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		writerUp <- started{w, err}
 	}()
-	readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
-	reader, rerr := sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
-	if rerr != nil {
-		stop(nil) // a writer still booting gives up
+	var reader *evitaserver.Server
+	var rerr error
+	if live {
+		readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
+		reader, rerr = sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
+		if rerr != nil {
+			stop(nil) // a writer still booting gives up
+		}
 	}
 	w := <-writerUp
 	if reader != nil {
@@ -142,18 +163,21 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		return nil, rerr
 	}
 	writer := w.s
-	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
-	if err != nil {
-		return nil, withCause(runCtx, err, &fault)
-	}
-	defer src.Close()
-	// the reader activates the stored catalog in the background: wait for it, as the
-	// Java harness does, with a deadline that grows with the snapshot
-	wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
-	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
-		c.warnf("reader: catalog %s is %s after %s\n", sc.Catalog, state, waited.Round(time.Second))
-	}); err != nil {
-		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
+	if live {
+		src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
+		if err != nil {
+			return nil, withCause(runCtx, err, &fault)
+		}
+		defer src.Close()
+		// the reader activates the stored catalog in the background: wait for it, as the
+		// Java harness does, with a deadline that grows with the snapshot
+		wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
+		if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
+			c.warnf("reader: catalog %s is %s after %s\n", sc.Catalog, state, waited.Round(time.Second))
+		}); err != nil {
+			return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
+		}
+		c.Source, c.SourceCatalog = src, sc.Catalog
 	}
 	if sc.Profiler != nil {
 		if err := sc.Profiler.Attach(writer.Pid()); err != nil {
@@ -168,15 +192,21 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		return nil, withCause(runCtx, err, &fault)
 	}
 	defer dst.Close()
-	c.Source, c.Target, c.SourceCatalog = src, dst, sc.Catalog
+	c.Target = dst
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
-	c.Manifest.Server.MaxHeapBytes, c.Manifest.Reader.MaxHeapBytes = &sh, &rh // pinned by us: known
+	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
 	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
 	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
-	c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
-	c.Manifest.Dataset.SnapshotSHA256 = before
 	readerDown := make(chan struct{})
+	if live {
+		c.Manifest.Reader.MaxHeapBytes = &rh
+		c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
+		c.Manifest.Dataset.SnapshotSHA256 = before
+	} else {
+		close(readerDown)                   // there is none
+		c.Manifest.Reader = runfmt.Reader{} // and no reader heap, whatever the caller knew
+	}
 	defer func() {
 		if proved { // the finish below ended the reader
 			<-readerDown
@@ -203,9 +233,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		// down gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are
 		// complete: the JVM flushes every log line as it writes it; the profile windows
 		// are already closed.
-		go func() { reader.Kill(); close(readerDown) }()
+		if live {
+			go func() { reader.Kill(); close(readerDown) }()
+		}
 		writer.Kill()
-		proved = true
 		if sc.Profiler != nil { // converted now, with no server left to compete with
 			m.WriterProfile = sc.Profiler.Finish(dir)
 			if e := m.WriterProfile.Error; e != "" {
@@ -218,6 +249,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 				ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
 		}
 		<-readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
+		if !live {
+			return err
+		}
+		proved = true
 		if cerr := unchanged(pristine, before); cerr != nil {
 			// what was read is not the snapshot the run names: nothing it measured stands
 			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeFailed, Detail: cerr.Error()}
@@ -249,7 +284,17 @@ const faultGrace = 6 * time.Second
 
 // absolute resolves every path before anything starts: the JVMs run in their data
 // directories, where a relative path would mean something else.
-func (sc *SpawnConfig) absolute(c *Config) error {
+func (sc *SpawnConfig) absolute(c *Config, live bool) error {
+	if !live {
+		for _, p := range []*string{&sc.WorkDir, &c.Out} {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return err
+			}
+			*p = abs
+		}
+		return nil
+	}
 	for _, p := range []*string{&sc.Pristine, &sc.WorkDir, &c.Out} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // seed --pristine (a compressed snapshot), then two spawned loads on the same work
@@ -314,4 +315,63 @@ func TestWriterDiesStarting(t *testing.T) {
 		t.Fatal("a JVM outlived the failed start")
 	}
 	t.Logf("failed in %s: %v", time.Since(begin).Round(time.Millisecond), err)
+}
+
+// A pristine snapshot read once into a workload file (a reader alone, the snapshot
+// proved unchanged), then replayed in spawn mode: only the writer runs — one JVM
+// during the whole load — no reader heap is asked for or recorded, and the run
+// verifies against the file's counts with the same dataset fingerprint a live load of
+// the snapshot records.
+func TestSpawnedReplay(t *testing.T) {
+	src := evitatest.Server(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	pristine, st := smallSnapshot(t, src)
+	wl := filepath.Join(tmp, "shop.workload")
+	info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "extract"),
+		ReaderHeap: 1 << 30, Probe: evitatest.Probe}, loader.ExtractConfig{Out: wl, BatchSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Trailer.Entities != int64(st.Entities) || info.Header.SourceMode != "spawn" || len(info.Header.SnapshotSHA256) != 64 ||
+		info.Header.SnapshotScale == nil || *info.Header.SnapshotScale != 0.001 || len(info.Header.Server) == 0 {
+		t.Fatalf("workload %+v", info)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "extract")); !os.IsNotExist(err) {
+		t.Fatalf("the extraction's work directory was left: %v", err)
+	}
+	t.Logf("workload: %d entities, %d bytes (%.0f per entity), extracted in %s", info.Trailer.Entities, info.Size,
+		float64(info.Size)/float64(info.Trailer.Entities), time.Duration(info.Trailer.ExtractNs))
+	r, err := workload.Open(wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	work := filepath.Join(tmp, "work")
+	jvms := -1
+	c := loader.Config{Out: filepath.Join(tmp, "run"), Replay: r, ReplayPath: wl, ReplaySHA256: info.SHA256,
+		Manifest: runfmt.Manifest{RunID: "replay", Build: runfmt.Build{Label: "local"}}}
+	c.AfterUpsert = func(_ string, n int) {
+		if jvms < 0 && n == 5 {
+			jvms = len(evitatest.Processes(tmp))
+		}
+	}
+	res, err := loader.Spawn(ctx, loader.SpawnConfig{Server: src, WorkDir: work, ServerHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Manifest
+	if jvms != 1 {
+		t.Fatalf("%d JVMs ran during the replayed load, want the writer alone", jvms)
+	}
+	if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.SourceMode() != runfmt.SourceReplay || m.Reader.MaxHeapBytes != nil ||
+		m.Reader.JVM != nil || m.Entities != int64(st.Entities) || m.WriterGC == nil || m.Dataset.SnapshotSHA256 != info.Header.SnapshotSHA256 {
+		t.Fatalf("replayed run: %+v", m)
+	}
+	if _, err := os.Stat(filepath.Join(work, "reader-logs")); !os.IsNotExist(err) {
+		t.Fatalf("a reader was started: %v", err)
+	}
+	if sum, _ := workload.FileSHA256(wl); sum != info.SHA256 {
+		t.Fatal("the workload changed")
+	}
 }

@@ -153,7 +153,12 @@ func Warnings(m *runfmt.Manifest) []string {
 	case runfmt.Unverified:
 		w = append(w, fmt.Sprintf("UNVERIFIED RUN: target entity counts are unknown (%s) - completeness unproven (exit %d)", orNone(m.Verification.Error), m.ExitCode))
 	}
-	if m.GoLive.Status == runfmt.GoLiveFailed {
+	if m.GoLive.Status == runfmt.GoLiveFailed && m.Outcome.Status == runfmt.OutcomeInterrupted {
+		w = append(w, fmt.Sprintf("goLive INTERRUPTED by the user: the goLive figure is time to the interrupt, not a transition time; no TOTAL (%s)", m.GoLive.Error))
+		if m.GoLive.ServerReachedAlive != nil && *m.GoLive.ServerReachedAlive {
+			w = append(w, "the server reached ALIVE anyway (polled after the interrupt)")
+		}
+	} else if m.GoLive.Status == runfmt.GoLiveFailed {
 		w = append(w, fmt.Sprintf("goLive FAILED client-side: the goLive figure is time to failure, not a transition time; no TOTAL (%s)", m.GoLive.Error))
 		if m.GoLive.ServerReachedAlive != nil && *m.GoLive.ServerReachedAlive {
 			w = append(w, "the server reached ALIVE anyway (polled after the failure)")
@@ -231,6 +236,11 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"catalogs", fmt.Sprintf("%s -> %s (%s)", m.SourceCatalog, m.TargetCatalog, target)},
 		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
 		{"conditions", Conditions(m)},
+	}
+	if m.SourceMode() == runfmt.SourceReplay { // no reader: the source was a file
+		lines[3][1] = fmt.Sprintf("version %s, heap %s; no reader", orUnknown(m.Server.Version), runfmt.FormatBytes(m.Server.MaxHeapBytes))
+		lines = append(lines, [2]string{"source", fmt.Sprintf("REPLAYED from the workload %s (sha256 %.12s): source read is reading that file",
+			m.Source.Workload, m.Source.WorkloadSHA256)})
 	}
 	if md {
 		for _, l := range lines {

@@ -88,6 +88,31 @@ type Manifest struct {
 	// WriterProfile: a profiler ran on the writer (runfmt/profile.go); nil = unprofiled.
 	WriterProfile *WriterProfile `json:"writer_profile,omitempty"`
 	Import        *Import        `json:"import,omitempty"`
+	// Source is where the load's entities came from; nil = a live source server (as
+	// for every run before replay existed).
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source modes (Source.Mode).
+const (
+	SourceLive   = "live"   // fetched from a source server during the load
+	SourceReplay = "replay" // read from a workload file (warmstat extract)
+)
+
+// Source is where a load read its entities: a live server, or a workload file
+// replayed (its path, SHA-256 and the fingerprint of the source it was read from).
+type Source struct {
+	Mode           string `json:"mode"`
+	Workload       string `json:"workload,omitempty"`
+	WorkloadSHA256 string `json:"workload_sha256,omitempty"`
+}
+
+// SourceMode is the run's source mode ("live" when unrecorded).
+func (m *Manifest) SourceMode() string {
+	if m.Source == nil || m.Source.Mode == "" {
+		return SourceLive
+	}
+	return m.Source.Mode
 }
 
 // Build identifies the evitaDB build under test.
@@ -504,6 +529,17 @@ func (m *Manifest) validate() error {
 	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted, OutcomeFailed:
 	default:
 		return ferr("outcome.status", "%q is not one of complete, aborted, interrupted, failed", m.Outcome.Status)
+	}
+	if m.Source != nil {
+		switch m.Source.Mode {
+		case SourceLive:
+		case SourceReplay:
+			if len(m.Source.WorkloadSHA256) != 64 {
+				return ferr("source.workload_sha256", "a replayed run names its workload's SHA-256 (64 hex digits), got %q", m.Source.WorkloadSHA256)
+			}
+		default:
+			return ferr("source.mode", "%q is neither %q nor %q", m.Source.Mode, SourceLive, SourceReplay)
+		}
 	}
 	if m.WriterProfile != nil {
 		if err := m.WriterProfile.validate(); err != nil {

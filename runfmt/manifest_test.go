@@ -6,11 +6,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func validManifestJSON(t *testing.T) (string, *Manifest) {
@@ -290,5 +292,37 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != "new" {
 		t.Fatalf("got %q", b)
+	}
+}
+
+// After FreezeCommits (a second Ctrl-C) no run is moved into place: a commit blocks
+// until the process exits. Freezing is for good, so it runs in a child process.
+func TestFreezeCommits(t *testing.T) {
+	if dir := os.Getenv("WARMSTAT_FREEZE_CHILD"); dir != "" {
+		st, err := Stage(filepath.Join(dir, "run"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		FreezeCommits()
+		done := make(chan error, 1)
+		go func() { done <- st.Commit() }()
+		select {
+		case err := <-done:
+			t.Fatalf("a commit after FreezeCommits returned (%v)", err)
+		case <-time.After(500 * time.Millisecond):
+		}
+		if _, err := os.Stat(filepath.Join(dir, "run")); !os.IsNotExist(err) {
+			t.Fatalf("the run was moved into place after FreezeCommits: %v", err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFreezeCommits$", "-test.v")
+	cmd.Env = append(os.Environ(), "WARMSTAT_FREEZE_CHILD="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestFreezeCommits") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); !os.IsNotExist(err) {
+		t.Fatalf("run committed: %v", err)
 	}
 }

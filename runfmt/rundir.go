@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // File names inside a run directory.
@@ -231,6 +232,8 @@ func (s *Staged) Dir() string { return s.tmp }
 
 // Commit moves the staged directory into place.
 func (s *Staged) Commit() error {
+	commits.Lock() // held for good once FreezeCommits was called
+	defer commits.Unlock()
 	if err := mustBeAbsentOrEmpty(s.final); err != nil {
 		return err
 	}
@@ -242,3 +245,12 @@ func (s *Staged) Commit() error {
 
 // Abort removes the staged directory (which Stage created).
 func (s *Staged) Abort() { _ = os.RemoveAll(s.tmp) }
+
+// commits orders run commits against FreezeCommits.
+var commits sync.Mutex
+
+// FreezeCommits stops this process from moving any further run into place, for good:
+// a commit under way finishes first, every later one blocks. A process that is about
+// to exit at once (a second Ctrl-C) calls it, so that no run appears complete after
+// it was stopped.
+func FreezeCommits() { commits.Lock() }

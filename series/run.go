@@ -22,9 +22,15 @@ type Config struct {
 	// The series owns the servers' work directory work. A non-nil error, or a run whose
 	// manifest does not say exit 0, is a failed run.
 	Run func(ctx context.Context, side, dir, id, work string) error
-	// Checksum digests the pristine snapshot (at the start and end of an invocation).
+	// Checksum digests the series' source — the pristine snapshot, or the workload
+	// file a replay series reads — at the start and end of every invocation; Source
+	// names it in errors (default: the pristine snapshot).
 	Checksum func() (string, error)
-	Compare  analyze.CompareOptions // threshold, quantiles, gates; the method is welch-t
+	Source   string
+	// Prepare, if set, readies the source before its first checksum: a replay series
+	// extracts its workload once, when it starts (and finds it there when resumed).
+	Prepare func(ctx context.Context) error
+	Compare analyze.CompareOptions // threshold, quantiles, gates; the method is welch-t
 	// OnRun is told about every finished run with the health of all runs so far;
 	// OnLook about every look. Either may be nil.
 	OnRun  func(s *State, e Entry)
@@ -51,13 +57,21 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Source == "" {
+		c.Source = "the pristine snapshot " + c.Plan.Pristine
+	}
+	if c.Prepare != nil {
+		if err := c.Prepare(ctx); err != nil {
+			return s, err
+		}
+	}
 	sum, err := c.Checksum()
 	if err != nil {
 		return s, err
 	}
 	if len(s.Checksums) > 0 && s.Checksums[0].SHA256 != sum {
-		return s, fmt.Errorf("the pristine snapshot %s changed since the series started (checksum %.12s, now %.12s): its runs would not measure the same data",
-			c.Plan.Pristine, s.Checksums[0].SHA256, sum)
+		return s, fmt.Errorf("%s changed since the series started (checksum %.12s, now %.12s): its runs would not measure the same data",
+			c.Source, s.Checksums[0].SHA256, sum)
 	}
 	s.Checksums = append(s.Checksums, Checksum{At: c.Now().UTC(), When: "start", SHA256: sum})
 	for _, side := range []string{"A", "B"} {
@@ -75,7 +89,7 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if sum2, cerr := c.Checksum(); cerr == nil {
 		s.Checksums = append(s.Checksums, Checksum{At: c.Now().UTC(), When: "end", SHA256: sum2})
 		if sum2 != sum {
-			err = errors.Join(err, fmt.Errorf("the pristine snapshot %s changed during the series", c.Plan.Pristine))
+			err = errors.Join(err, fmt.Errorf("%s changed during the series", c.Source))
 		}
 	}
 	return s, errors.Join(err, s.save(c.Dir))

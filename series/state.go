@@ -49,6 +49,9 @@ type Plan struct {
 	AlphaPct      float64  `json:"alpha_pct"`
 	Gates         []string `json:"gates"`
 	RerunOutliers bool     `json:"rerun_outliers"`
+	// Replay: every run replays the series' workload file (extracted once, when the
+	// series starts, from the pristine snapshot by side A's build): no reader server.
+	Replay bool `json:"replay,omitempty"`
 }
 
 // Build is one side's server as named and as identified when the series started.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/series"
+	"github.com/warmstat/warmstat/workload"
 )
 
 func abCommand() *cli.Command {
@@ -37,6 +40,8 @@ func abCommand() *cli.Command {
 			"SERIES/series.json holds the plan, the order, every run and look. Running the same command again\n" +
 			"continues a series that stopped; a run that did not finish or failed is moved to SERIES/excluded with\n" +
 			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
+			"--replay extracts the snapshot once into SERIES/workload.wsw when the series starts (checksummed at every\n" +
+			"start and end, like the snapshot) and replays it in every run of both sides: no reader runs beside the writer.\n" +
 			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
 		Flags: append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
 			&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
@@ -57,6 +62,7 @@ func abCommand() *cli.Command {
 			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
+			&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
 		), writerProfileFlags()...),
 		Action: action(runAB),
 	}
@@ -71,7 +77,7 @@ type abSide struct {
 func runAB(ctx context.Context, cmd *cli.Command) error {
 	cond, err := parseConditions(cmd)
 	if err != nil {
-		return usageError(cmd, "%v", err)
+		return err // a usage error already
 	}
 	if cond.serverHeap == nil || cond.readerHeap == nil {
 		return usageError(cmd, "ab needs --server-heap and --reader-heap (pinned and equal on both sides)")
@@ -87,6 +93,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate")}
 	if err := check.Check(); err != nil {
 		return err
+	}
+	if cmd.Bool("replay") && cmd.Bool("prefetch") {
+		return usageError(cmd, "--prefetch overlaps fetches from a source server; a replay reads its workload file")
 	}
 	if w := cmd.Int("warmup"); w < 0 || w > 10 {
 		return usageError(cmd, "--warmup %d: must be 0 to 10", w)
@@ -132,7 +141,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers")}
+		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay")}
 	for _, s := range []string{"A", "B"} {
 		id, _ := sides[s].src.Identify()
 		b := series.Build{Spec: cmd.String(strings.ToLower(s)), Label: sides[s].label,
@@ -142,6 +151,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		} else {
 			plan.B = b
 		}
+	}
+	if err := gatesInSnapshot(cmd, pristine, plan.Catalog, plan.Gates); err != nil {
+		return err
 	}
 	if plan.Warmup < 0 {
 		return usageError(cmd, "--warmup must be 0 or more")
@@ -157,6 +169,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	ctx, stop := interruptible(ctx, errw)
 	defer stop()
 	began := time.Now()
+	wl := filepath.Join(dir, "workload.wsw")
 	c := series.Config{Dir: dir, Plan: plan,
 		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
@@ -166,6 +179,22 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe}
+			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
+				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
+			if plan.Replay { // the workload is the source: proved whole before every run, no reader
+				info, err := workload.Verify(wl)
+				if err != nil {
+					return err
+				}
+				r, err := workload.Open(wl)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				sc.Pristine, sc.Catalog, sc.ReaderHeap = "", "", 0
+				lc.Replay, lc.ReplayPath, lc.ReplaySHA256 = r, wl, info.SHA256
+				lc.BatchSize, lc.MaxPerCollection = 0, 0 // the file's
+			}
 			prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
 			if err != nil {
 				return err
@@ -174,8 +203,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 				sc.Profiler = prof
 			}
 			fmt.Fprintf(errw, "%s %s (%s) ...\n", time.Now().Format("15:04:05"), runDir[len(dir)+1:], s.label)
-			_, err = loader.Spawn(ctx, sc, loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"),
-				MaxPerCollection: cmd.Int("max-per-collection"), Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw})
+			_, err = loader.Spawn(ctx, sc, lc)
 			return faultHint(err)
 		},
 		OnRun: func(s *series.State, e series.Entry) {
@@ -184,6 +212,34 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		OnLook: func(s *series.State, l series.LookRecord) {
 			printLook(out, s, l)
 		},
+	}
+	if plan.Replay {
+		c.Source = "the workload " + wl
+		c.Checksum = func() (string, error) { return workload.FileSHA256(wl) }
+		c.Prepare = func(ctx context.Context) error {
+			if _, err := os.Stat(wl); err == nil {
+				return nil // extracted when the series started; its checksum proves it unchanged
+			}
+			// an extraction the series did not finish (it was stopped) left its temporary file
+			partial, _ := filepath.Glob(filepath.Join(dir, "."+filepath.Base(wl)+".partial-*"))
+			for _, p := range partial {
+				os.Remove(p)
+			}
+			fmt.Fprintf(errw, "%s extracting %s/%s into %s (build A, reader heap %s) ...\n", time.Now().Format("15:04:05"), pristine, plan.Catalog,
+				wl, runfmt.FormatBytes(&plan.ReaderHeap))
+			ec := loader.ExtractConfig{Out: wl, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection")}
+			if isTerminal(errw) {
+				ec.Progress = errw
+			}
+			info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: sides["A"].src, Pristine: pristine, Catalog: plan.Catalog,
+				WorkDir: filepath.Join(dir, "work"), ReaderHeap: plan.ReaderHeap, Probe: evita.Probe}, ec)
+			if err != nil {
+				return fmt.Errorf("extracting the series' workload: %w", faultHint(err))
+			}
+			fmt.Fprintf(errw, "workload: %d entities, %s, read in %s\n", info.Trailer.Entities, runfmt.FormatBytes(&info.Size),
+				time.Duration(info.Trailer.ExtractNs).Round(time.Millisecond))
+			return nil
+		}
 	}
 	st, err := series.Execute(ctx, c)
 	if errors.Is(err, series.ErrPlanDiffers) {
@@ -339,4 +395,33 @@ func printHealth(w io.Writer, st *series.State) {
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
+}
+
+// gatesInSnapshot refuses a gate naming a collection the snapshot does not hold, before
+// any run (compare refuses it too, but only once runs exist): the collections are in
+// the snapshot's metadata. A snapshot without metadata is checked by the first look.
+func gatesInSnapshot(cmd *cli.Command, pristine, catalog string, gates []string) error {
+	info, err := evitaserver.ReadSnapshot(pristine, catalog)
+	if err != nil || len(info.Counts) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range info.Counts {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, g := range gates {
+		coll, _, _ := strings.Cut(g, "/")
+		if coll == "*" || info.Counts[coll] != 0 || slices.Contains(names, coll) {
+			continue
+		}
+		hint := ""
+		for _, n := range names {
+			if strings.EqualFold(n, coll) {
+				hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(g, coll+"/"))
+			}
+		}
+		return usageError(cmd, "--gate %q: the snapshot has no collection %q (it has %s or *)%s", g, coll, strings.Join(names, ", "), hint)
+	}
+	return nil
 }

@@ -48,7 +48,7 @@ func compareCommand() *cli.Command {
 func comparisonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
-		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in % (0 to 100): a verdict needs the whole interval beyond ±threshold"},
+		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in % (0 up to, not including, 100): a verdict needs the whole interval beyond ±threshold"},
 		&cli.StringFlag{Name: "method", Value: "welch-t", Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
 		&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples (100 to 1,000,000)"},
 		&cli.IntFlag{Name: "seed", Value: 1, Usage: "bootstrap seed"},

@@ -20,6 +20,7 @@ import (
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
 )
 
 func loadCommand() *cli.Command {
@@ -43,6 +44,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make (no <catalog>.snapshot.json): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
+			&cli.StringFlag{Name: "replay", Usage: "the source is this workload file (warmstat extract), not a server: spawn mode starts only the writer (a server flag), attach mode needs only --target"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
 			&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
 			&cli.StringFlag{Name: "target", Usage: "attach mode: target server host:port (gRPC)"},
@@ -93,17 +95,26 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 			}
 		}
 	}
-	spawn := cmd.IsSet("pristine")
+	replay := cmd.IsSet("replay")
+	spawn := cmd.IsSet("pristine") || replay && !cmd.IsSet("target")
 	attach := cmd.IsSet("source") || cmd.IsSet("target") || cmd.IsSet("source-catalog")
 	switch {
+	case replay && (cmd.IsSet("pristine") || cmd.IsSet("source") || cmd.IsSet("source-catalog") || cmd.IsSet("catalog") || cmd.IsSet("snapshot-compress")):
+		return usageError(cmd, "--replay FILE is the source: no --pristine, --catalog, --snapshot-compress, --source or --source-catalog with it")
+	case replay && cmd.IsSet("reader-heap"):
+		return usageError(cmd, "--reader-heap: a replay starts no reader")
+	case replay && (cmd.IsSet("batch-size") || cmd.IsSet("prefetch")):
+		return usageError(cmd, "--batch-size and --prefetch shape reading a source server; a replay reads the workload as it was extracted")
+	case replay:
 	case spawn == attach:
-		return usageError(cmd, "load needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME --target ADDR (attach mode)")
+		return usageError(cmd, "load needs either --pristine DIR --catalog NAME (spawn mode), --source ADDR --source-catalog NAME --target ADDR (attach mode), or --replay FILE")
 	case spawn && cmd.String("catalog") == "":
 		return usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
 	case attach && (cmd.String("source") == "" || cmd.String("target") == "" || cmd.String("source-catalog") == ""):
 		return usageError(cmd, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR")
-	case !spawn && cmd.IsSet("writer-profile"):
-		return usageError(cmd, "--writer-profile needs spawn mode (--pristine): warmstat must start the writer to profile it")
+	}
+	if !spawn && cmd.IsSet("writer-profile") {
+		return usageError(cmd, "--writer-profile needs spawn mode (--pristine, or --replay without --target): warmstat must start the writer to profile it")
 	}
 	// an existing run is refused before any server starts (and before its work
 	// directory, whose logs the run's manifest names, is emptied for another)
@@ -125,6 +136,22 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	c.Warnings = errw
 	if isTerminal(errw) {
 		c.Progress = errw // progress for people; quiet when not a terminal
+	}
+	if replay { // the whole file is proved sound before any server starts
+		path, err := filepath.Abs(cmd.String("replay"))
+		if err != nil {
+			return err
+		}
+		info, err := workload.Verify(path)
+		if err != nil {
+			return err
+		}
+		r, err := workload.Open(path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		c.Replay, c.ReplayPath, c.ReplaySHA256 = r, path, info.SHA256
 	}
 	if p := cmd.String("cpuprofile"); p != "" {
 		f, err := os.Create(p)
@@ -154,17 +181,20 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		res, loadErr = loader.Spawn(ctx, sc, c)
 		loadErr = spawnHint(loadErr)
 	} else {
-		src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
-		if err != nil {
-			return fmt.Errorf("source %s: %w", cmd.String("source"), err)
+		if !replay {
+			src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
+			if err != nil {
+				return fmt.Errorf("source %s: %w", cmd.String("source"), err)
+			}
+			defer src.Close()
+			c.Source = src
 		}
-		defer src.Close()
 		dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
 		if err != nil {
 			return fmt.Errorf("target %s: %w", cmd.String("target"), err)
 		}
 		defer dst.Close()
-		c.Source, c.Target = src, dst
+		c.Target = dst
 		res, loadErr = loader.Run(ctx, c)
 	}
 	if res == nil { // could not start: nothing measured, nothing written
@@ -292,6 +322,10 @@ func spawnHint(err error) error {
 		return fmt.Errorf("%w: give --snapshot-compress true|false (its storage.compress) with --server-heap and --reader-heap, or make it with warmstat seed --pristine, which records its settings", err)
 	case errors.Is(err, loader.ErrHeapsNeeded):
 		return fmt.Errorf("%w: give --server-heap and --reader-heap", err)
+	case errors.Is(err, loader.ErrWriterHeapNeeded):
+		return fmt.Errorf("%w: give --server-heap", err)
+	case errors.Is(err, loader.ErrReplayMismatch):
+		return fmt.Errorf("%w (--collections, --max-per-collection: extract another workload with them)", err)
 	}
 	return err
 }

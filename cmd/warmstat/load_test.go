@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +67,10 @@ func TestLoadCommandEndToEnd(t *testing.T) {
 
 func TestLoadArguments(t *testing.T) {
 	earlier, work := t.TempDir(), t.TempDir()
+	// a snapshot's metadata names its collections: ab's gates are checked against them
+	gated := t.TempDir()
+	os.MkdirAll(filepath.Join(gated, "shop"), 0o755)
+	os.WriteFile(filepath.Join(gated, "shop.snapshot.json"), []byte(`{"schema": "`+evitaserver.SnapshotSchema+`", "catalog": "shop", "storage_compress": false, "counts": {"Brand": 2, "Product": 5}}`), 0o644)
 	if err := os.WriteFile(filepath.Join(earlier, "manifest.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +80,7 @@ func TestLoadArguments(t *testing.T) {
 		code int // 0: 1
 	}{
 		// usage errors: load's own code (64; its 2 is the harness's "counts unknown"), 2 elsewhere
-		{[]string{"load", "--out", "x", "--build", "b"}, "either --pristine DIR --catalog NAME (spawn mode) or --source", 64},
+		{[]string{"load", "--out", "x", "--build", "b"}, "either --pristine DIR --catalog NAME (spawn mode), --source ADDR --source-catalog NAME --target ADDR (attach mode), or --replay FILE", 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--source", "s:1"}, "either --pristine", 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p"}, "spawn mode needs --catalog", 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--source", "s:1", "--target", "t:1"}, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR", 64},
@@ -87,6 +93,15 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--evita-version", "1", "--server-heap", "1g", "--reader-heap", "1g"}, "takes one server, got --evita-version and --classpath", 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--server-heap", "lots"}, "--server-heap", 64},
 		{[]string{"seed", "--pristine", t.TempDir(), "--heap", "lots", "--evita-version", "2026.2.3"}, "--heap: size \"lots\"", 2},
+		{[]string{"seed", "--pristine", t.TempDir(), "--heap", "0", "--evita-version", "2026.2.3"}, "--heap 0: a size must be positive", 2},
+		// a stray word is never dropped: these commands take flags only
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "extra"}, `load takes no arguments, got "extra"`, 64},
+		{[]string{"import", "--java", "j", "--out", "x", "extra"}, `import takes no arguments, got "extra"`, 2},
+		{[]string{"seed", "--target", "127.0.0.1:1", "extra"}, `seed takes no arguments`, 2},
+		{[]string{"extract", "--out", "x", "a", "b"}, `extract takes no arguments, got "a b"`, 2},
+		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "0", "--reader-heap", "1g"}, "--server-heap 0: a size must be positive (warmstat ab --help)", 2},
+		{[]string{"ab", "--pristine", gated, "--catalog", "shop", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--gate", "product/mean"},
+			`--gate "product/mean": the snapshot has no collection "product" (it has Brand, Product or *); names are case-sensitive: did you mean Product/mean?`, 2},
 		{[]string{"seed", "--pristine", t.TempDir(), "--classpath", "x.jar", "--evita-version", "1"}, "takes one server, got --evita-version and --classpath", 2},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--evita-version", "0.0.0-none", "--server-heap", "1g", "--reader-heap", "1g"}, "is not fetched", 0},
 		{[]string{"load", "--out", "x", "--build", "b", "--pristine", t.TempDir(), "--catalog", "c", "--classpath", "x.jar", "--server-heap", "1g", "--reader-heap", "1g"}, "server classpath entry x.jar: no such file", 0},
@@ -118,7 +133,7 @@ func TestLoadArguments(t *testing.T) {
 		if c.code == 0 {
 			c.code = 1
 		}
-		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || c.code != 1 && strings.Count(stderr, "--help)") != 1 {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, stderr, c.want)
 		}
 	}
@@ -175,6 +190,7 @@ func TestSpawnModeCommand(t *testing.T) {
 	}
 	a := load("a", "--evita-version", older.Ref)
 	importedAgainstLoad(t, fixture, filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "a.work", "writer-logs", "gc.log"))
+	replayedAgainstLoad(t, pristine, older.Ref, a)
 	b := load("b", "--evita-version", newer.Ref)
 	if a.Server.Build.Source != runfmt.ServerFromRelease || a.Server.Build.Version != older.Ref || b.Server.Build.Version != newer.Ref ||
 		a.Server.Build.ClasspathSHA256 == b.Server.Build.ClasspathSHA256 {
@@ -255,5 +271,69 @@ func importedAgainstLoad(t *testing.T, fixture, run, gcLog string) {
 	// the one difference, allowed, compares
 	if _, stderr, code := runCLI(t, "compare", "--allow-mismatch", "loader", imp, run); code != 0 {
 		t.Fatalf("compare --allow-mismatch loader: %d %s", code, stderr)
+	}
+}
+
+// extract reads the snapshot once (a reader alone); load --replay loads it with the
+// writer alone, verified, with the live load's dataset fingerprint; a replayed run is
+// not compared with a live one (source mode differs); a damaged workload, or a subset
+// the workload was not extracted with, is refused before any server starts.
+func replayedAgainstLoad(t *testing.T, pristine, release string, live *runfmt.Manifest) {
+	t.Helper()
+	wl := filepath.Join("runs", "shop.wsw")
+	out, stderr, code := runCLI(t, "extract", "--pristine", pristine, "--catalog", "shop", "--evita-version", release, "--reader-heap", "1g", "--out", wl)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("workload %s: %d entities from ", wl, live.Entities)) {
+		t.Fatalf("extract: %d\n%s\n%s", code, out, stderr)
+	}
+	if _, stderr, code := runCLI(t, "extract", "--pristine", pristine, "--catalog", "shop", "--evita-version", release, "--out", wl); code != 1 ||
+		!strings.Contains(stderr, "never overwritten") {
+		t.Fatalf("extract onto an existing workload: %d %s", code, stderr)
+	}
+	out, stderr, code = runCLI(t, "load", "--replay", wl, "--evita-version", release, "--server-heap", "1g", "--out", filepath.Join("runs", "replay"),
+		"--build", "replay", "--run-id", "replay")
+	if code != 0 || !strings.Contains(out, "RUN_STATUS=MEASUREMENT-DONE-replay") {
+		t.Fatalf("load --replay: %d\n%s\n%s", code, out, stderr)
+	}
+	m, err := runfmt.ReadManifest(filepath.Join("runs", "replay", runfmt.ManifestFile))
+	if err != nil || m.SourceMode() != runfmt.SourceReplay || m.Dataset.Fingerprint != live.Dataset.Fingerprint || m.Entities != live.Entities ||
+		m.Verification.Status != runfmt.Verified || m.Reader.MaxHeapBytes != nil {
+		t.Fatalf("replayed run: %v %+v", err, m)
+	}
+	if _, err := os.Stat(filepath.Join("runs", "replay.work", "reader-logs")); !os.IsNotExist(err) {
+		t.Fatalf("a reader was started for a replay: %v", err)
+	}
+	d, stderr, code := compareJSON(t, filepath.Join("runs", "a"), filepath.Join("runs", "replay"))
+	var fields []string
+	for _, x := range d.Mismatches {
+		fields = append(fields, x.Field)
+	}
+	if code != 3 || !slices.Contains(fields, "source-mode") {
+		t.Fatalf("live against replay: exit %d, mismatches %v\n%s", code, fields, stderr)
+	}
+	// refused before any server starts, one line each
+	raw, _ := os.ReadFile(wl)
+	damaged := filepath.Join("runs", "damaged.wsw")
+	bad := slices.Clone(raw)
+	bad[len(bad)/2] ^= 0x20
+	os.WriteFile(damaged, bad, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"load", "--replay", damaged, "--evita-version", release, "--server-heap", "1g", "--out", "runs/x", "--build", "x"}, "checksum mismatch", 1},
+		{[]string{"load", "--replay", wl, "--evita-version", release, "--server-heap", "1g", "--out", "runs/x", "--build", "x", "--collections", "Product"},
+			"the workload was not extracted with these settings", 1},
+		{[]string{"load", "--replay", wl, "--evita-version", release, "--reader-heap", "1g", "--out", "runs/x", "--build", "x"}, "a replay starts no reader", 64},
+		{[]string{"load", "--replay", wl, "--pristine", pristine, "--catalog", "shop", "--out", "runs/x", "--build", "x"}, "--replay FILE is the source", 64},
+		{[]string{"extract", "--out", "x.wsw"}, "extract needs either --pristine", 2},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat("runs/x"); !os.IsNotExist(err) {
+		t.Fatal("a refused replay left a run")
 	}
 }

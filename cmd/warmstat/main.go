@@ -135,6 +135,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			"1 counts differ, aborted or interrupted) and exits 64 on a usage error.",
 		Commands: []*cli.Command{
 			seedCommand(),
+			extractCommand(),
 			loadCommand(),
 			abCommand(),
 			importCommand(),
@@ -151,11 +152,24 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		return usageError(cmd, "%v", err)
 	}
 	app.OnUsageError = onUsage
+	// these take flags only: a stray word (a flag's value given twice, a missing --) is
+	// a usage error, never silently dropped
+	noArgs := map[string]bool{"seed": true, "extract": true, "load": true, "ab": true, "import": true}
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsage
 		c.HideHelpCommand = true
 		if c.Action != nil {
-			c.Action = action(c.Action)
+			inner := action(c.Action)
+			if noArgs[c.Name] {
+				c.Action = func(ctx context.Context, cmd *cli.Command) error {
+					if cmd.Args().Present() {
+						return usageError(cmd, "%s takes no arguments, got %q", cmd.Name, strings.Join(cmd.Args().Slice(), " "))
+					}
+					return inner(ctx, cmd)
+				}
+			} else {
+				c.Action = inner
+			}
 		}
 	}
 	return app

@@ -94,6 +94,9 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 		if heap, err = runfmt.ParseBytes(cmd.String("heap")); err != nil {
 			return usageError(cmd, "--heap: %v", err)
 		}
+		if heap <= 0 {
+			return usageError(cmd, "--heap %s: a size must be positive", cmd.String("heap"))
+		}
 	}
 	compress, err := strconv.ParseBool(cmd.String("storage-compress"))
 	if err != nil {

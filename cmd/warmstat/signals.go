@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // interruptible runs long work (load, seed): the first Ctrl-C cancels ctx, and the work
@@ -37,6 +38,7 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 				cancel()
 				continue
 			}
+			runfmt.FreezeCommits() // what is still being written stays unfinished
 			n := evitaserver.KillAll()
 			code, name := 130, "a second Ctrl-C"
 			if sig == syscall.SIGTERM {

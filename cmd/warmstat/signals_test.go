@@ -13,6 +13,7 @@ import (
 
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
 )
 
 var (
@@ -185,6 +186,9 @@ func TestSignals(t *testing.T) {
 // the first ABBA block is looked at and the next run has started; the same command
 // then takes the series up: the killed run is excluded with its reason and run again,
 // and the series completes with per-run health lines and the final comparison.
+//
+// The series replays (--replay): its workload is extracted once when it starts, kept
+// across the kill, and every run of both releases replays it.
 func TestABSeries(t *testing.T) {
 	older, newer := evitatest.TwoReleases(t)
 	tmp := t.TempDir()
@@ -194,7 +198,7 @@ func TestABSeries(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "series")
 	args := []string{"ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref, "--out", dir,
-		"--max-runs", "3", "--server-heap", "1g", "--reader-heap", "1g"}
+		"--max-runs", "3", "--server-heap", "1g", "--reader-heap", "1g", "--replay"}
 	p := startWarmstat(t, args...)
 	waitFor(t, 8*time.Minute, "the first block's look and the next run", func() bool {
 		b, err := os.ReadFile(filepath.Join(dir, "series.json"))
@@ -209,6 +213,30 @@ func TestABSeries(t *testing.T) {
 	out, stderr, code := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("resumed series: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// --replay: the workload was extracted once, when the series started, and every run
+	// of both sides replayed it with the writer alone
+	if strings.Contains(stderr, "extracting") {
+		t.Fatalf("the resumed series extracted its workload again:\n%s", stderr)
+	}
+	info, err := workload.Verify(filepath.Join(dir, "workload.wsw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"A", "B"} {
+		runs, _ := filepath.Glob(filepath.Join(dir, side, "run-*", runfmt.ManifestFile))
+		for _, f := range runs {
+			m, err := runfmt.ReadManifest(f)
+			if err != nil || m.SourceMode() != runfmt.SourceReplay || m.Source.WorkloadSHA256 != info.SHA256 || m.Reader.MaxHeapBytes != nil {
+				t.Fatalf("%s: %v %+v", f, err, m.Source)
+			}
+		}
+		if len(runs) < 2 {
+			t.Fatalf("side %s: %d runs", side, len(runs))
+		}
+	}
+	if logs, _ := filepath.Glob(filepath.Join(dir, "work", "reader-logs")); len(logs) != 0 {
+		t.Fatalf("a reader ran during the replayed series: %v", logs)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "series.json"))
 	if err != nil {

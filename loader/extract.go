@@ -1,0 +1,241 @@
+package loader
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
+)
+
+// ExtractConfig is one extraction: a source catalog read once into a workload file.
+type ExtractConfig struct {
+	Source           *evita.Client
+	SourceCatalog    string
+	Out              string // the workload file to create (never an existing one)
+	BatchSize        int
+	MaxPerCollection int
+	Collections      []string
+	// SourceMode, Server and SnapshotSHA256 describe the source for the file's header
+	// (spawn mode fills them).
+	SourceMode            string
+	Server                *runfmt.ServerBuild
+	SnapshotSHA256        string
+	SnapshotScale         *float64
+	SnapshotLiveHeapBytes *int64
+	Progress              io.Writer
+	Now                   func() time.Time
+}
+
+// Extract reads every collection of the source (in load order, the subset and cap
+// applied) exactly as a load reads it — the same key listing, the same fetches, the
+// same transcoding into upsert requests — and writes the requests to a workload file,
+// verified before it is reported. Interrupts take effect between batches; nothing is
+// left at Out unless the file is complete.
+func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
+	c := Config{Source: ec.Source, SourceCatalog: ec.SourceCatalog, BatchSize: ec.BatchSize, MaxPerCollection: ec.MaxPerCollection,
+		Collections: ec.Collections, Progress: ec.Progress, Now: ec.Now}
+	c.defaults()
+	src, err := c.Source.Open(ctx, c.SourceCatalog, false)
+	if err != nil {
+		return nil, fmt.Errorf("source catalog %q: %w", c.SourceCatalog, err)
+	}
+	defer src.Close(context.WithoutCancel(ctx))
+	var m runfmt.Manifest
+	sp, err := c.discover(ctx, src, &m)
+	if err != nil {
+		return nil, err
+	}
+	h := workload.Header{CreatedAt: c.Now().UTC(), Catalog: c.SourceCatalog, SourceMode: ec.SourceMode, SourceAddress: c.Source.Addr,
+		SourceVersion: c.Source.Version, SnapshotSHA256: ec.SnapshotSHA256, SnapshotScale: ec.SnapshotScale,
+		SnapshotLiveHeapBytes: ec.SnapshotLiveHeapBytes, SourceCounts: m.Dataset.SourceCounts,
+		Fingerprint: m.Dataset.Fingerprint, Collections: sp.order, CollectionSubset: c.Collections, MaxPerCollection: c.MaxPerCollection,
+		BatchSize: c.BatchSize}
+	if ec.Server != nil {
+		h.Server, _ = json.Marshal(ec.Server)
+	}
+	w, err := workload.Create(ec.Out, h, sp.catalog, sp.schemas)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			w.Abort()
+		}
+	}()
+	var total, done int64
+	for _, ty := range sp.order {
+		total += int64(sp.collections[ty].load)
+	}
+	start := c.Now()
+	for _, ty := range sp.order {
+		p := sp.collections[ty]
+		colStart := c.Now()
+		pks, err := src.PrimaryKeys(ctx, ty, p.source)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", ty, err)
+		}
+		if len(pks) > p.load {
+			pks = pks[:p.load]
+		}
+		if err := w.Begin(ty, int64(p.source)); err != nil {
+			return nil, err
+		}
+		tc := evita.Transcoder{Plan: evita.CopyPlan{Reflected: evita.ReflectedNames(p.schema), WithPrices: p.schema.GetWithPrice()}}
+		var buf, req []byte
+		read := c.Now().Sub(colStart).Nanoseconds()
+		for i := 0; i < len(pks); i += c.BatchSize {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), err)
+			}
+			batch := pks[i:min(i+c.BatchSize, len(pks))]
+			t0 := c.Now()
+			ents, err := src.FetchRaw(ctx, p.schema, batch, &buf)
+			read += c.Now().Sub(t0).Nanoseconds()
+			if err == nil && len(ents) != len(batch) {
+				err = fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))
+			}
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", ty, err)
+			}
+			for _, e := range ents {
+				var id evita.Entity
+				if req, id, err = tc.Upsert(req[:0], e); err != nil {
+					return nil, fmt.Errorf("reading %s: %w", ty, err)
+				}
+				if err := w.Entity(id.PrimaryKey, req); err != nil {
+					return nil, err
+				}
+			}
+			done += int64(len(batch))
+			c.extractProgress(ty, i+len(batch), len(pks), done, total, start)
+		}
+		if err := w.End(read, c.Now().Sub(colStart).Nanoseconds()); err != nil {
+			return nil, err
+		}
+	}
+	committed = true
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	info, err := workload.Verify(ec.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the workload just written does not verify: %w", err)
+	}
+	return &info, nil
+}
+
+func (c Config) extractProgress(ty string, done, of int, all, total int64, start time.Time) {
+	if c.Progress == nil {
+		return
+	}
+	el := c.Now().Sub(start).Seconds()
+	rate := float64(all) / max(el, 1e-9)
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(total-all)/rate) * time.Second).Round(time.Second).String()
+	}
+	fmt.Fprintf(c.Progress, "\rextract %-16s %7d/%-7d  all %8d/%-8d  %8.1f entities/s  ETA %-10s", ty, done, of, all, total, rate, eta)
+	if done == of {
+		fmt.Fprintln(c.Progress)
+	}
+}
+
+// ErrReplayMismatch: the load asked for a subset or cap the workload was not read with.
+var ErrReplayMismatch = errors.New("the workload was not extracted with these settings")
+
+// SpawnExtract extracts from a pristine snapshot: a reader server alone on a
+// disposable copy of it (sc's writer settings are unused), the snapshot proved
+// unchanged afterwards — a workload read from a snapshot that changed is removed.
+func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *workload.Info, err error) {
+	for _, p := range []*string{&sc.Pristine, &sc.WorkDir, &ec.Out} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []struct{ what, path string }{{"the work directory", sc.WorkDir}, {"the workload file", ec.Out}} {
+		if err := evitaserver.Overlap(d.what, d.path, sc.Pristine, "the pristine snapshot"); err != nil {
+			return nil, err
+		}
+	}
+	pristine := filepath.Join(sc.Pristine, sc.Catalog)
+	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
+	}
+	if sc.ServerHeap == 0 {
+		sc.ServerHeap = math.MaxInt64 // an extraction starts no writer: only the reader's heap is chosen
+	}
+	snap, err := snapshotSettings(&sc)
+	if err != nil {
+		return nil, err
+	}
+	m, err := evitaserver.ReadMachine()
+	if err != nil {
+		return nil, err
+	}
+	if err := evitaserver.CheckHeapsFit(m, map[string]int64{"reader": sc.ReaderHeap}); err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(sc.WorkDir)
+	createdWork := errors.Is(statErr, fs.ErrNotExist)
+	if err := evitaserver.PrepareDataDir(sc.WorkDir); err != nil {
+		return nil, err
+	}
+	var fault *evitaserver.Fault
+	defer func() { // remove what this call created; a failed server's logs are kept
+		os.RemoveAll(filepath.Join(sc.WorkDir, "reader"))
+		if createdWork && fault == nil && err == nil {
+			os.RemoveAll(sc.WorkDir)
+		}
+	}()
+	before, size, err := checksum(pristine)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	c := Config{Progress: ec.Progress, Warnings: ec.Progress}
+	reader, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, snap.StorageCompress, map[string]string{sc.Catalog: pristine}, c)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.discard(reader)
+	src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
+	if err != nil {
+		return nil, withCause(runCtx, err, &fault)
+	}
+	defer src.Close()
+	wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
+	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, nil); err != nil {
+		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
+	}
+	ec.Source, ec.SourceCatalog, ec.SourceMode, ec.SnapshotSHA256 = src, sc.Catalog, "spawn", before
+	ec.Server, _ = reader.Record()
+	ec.SnapshotLiveHeapBytes = snap.LiveHeapBytes
+	if snap.Seed != nil {
+		scale := snap.Seed.Scale
+		ec.SnapshotScale = &scale
+	}
+	info, err = Extract(runCtx, ec)
+	if err != nil {
+		return nil, withCause(runCtx, err, &fault)
+	}
+	stop(nil)
+	reader.Kill()
+	if cerr := unchanged(pristine, before); cerr != nil {
+		os.Remove(ec.Out) // read from a snapshot that changed: not the workload it claims to be
+		return nil, cerr
+	}
+	return info, nil
+}
