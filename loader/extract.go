@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,16 +179,8 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	if err != nil {
 		return nil, err
 	}
-	m, err := evitaserver.ReadMachine()
+	createdWork, err := prepareWork(sc.WorkDir, map[string]int64{"reader": sc.ReaderHeap})
 	if err != nil {
-		return nil, err
-	}
-	if err := evitaserver.CheckHeapsFit(m, map[string]int64{"reader": sc.ReaderHeap}); err != nil {
-		return nil, err
-	}
-	_, statErr := os.Stat(sc.WorkDir)
-	createdWork := errors.Is(statErr, fs.ErrNotExist)
-	if err := evitaserver.PrepareDataDir(sc.WorkDir); err != nil {
 		return nil, err
 	}
 	var fault *evitaserver.Fault

@@ -105,31 +105,3 @@ func (l *load) replayCollection(ctx context.Context, ty string) (col runfmt.Coll
 	l.progress(ty, col.Entities, int(col.Entities))
 	return col, nil
 }
-
-// replayVerify re-counts every loaded collection in the ALIVE target, on a fresh
-// read-only session, against the workload: expected = min(source, cap) as the file's
-// source had it, which is what the file holds.
-func (l *load) replayVerify(ctx context.Context, order []string) runfmt.Verification {
-	if l.c.SkipVerify {
-		return runfmt.Verification{Status: runfmt.VerifySkip}
-	}
-	s, err := l.c.Target.Open(ctx, l.c.TargetCatalog, false)
-	if err != nil {
-		return runfmt.Verification{Status: runfmt.Unverified, Error: err.Error()}
-	}
-	defer s.Close(context.WithoutCancel(ctx))
-	v := runfmt.Verification{Status: runfmt.Verified}
-	for i, ty := range order {
-		n, err := s.Count(ctx, ty)
-		if err != nil {
-			return runfmt.Verification{Status: runfmt.Unverified, Error: err.Error()}
-		}
-		p := l.plans[ty]
-		cc := runfmt.CountCheck{Collection: ty, Source: int64(p.source), Expected: int64(p.load), Target: int64(n), Loaded: l.m.Collections[i].Entities}
-		if cc.Target != cc.Expected {
-			v.Status, v.Error = runfmt.Mismatch, "target counts differ from the workload's source"
-		}
-		v.Counts = append(v.Counts, cc)
-	}
-	return v
-}

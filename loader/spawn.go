@@ -75,16 +75,8 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			return nil, err
 		}
 	}
-	m, err := evitaserver.ReadMachine()
+	createdWork, err := prepareWork(sc.WorkDir, heaps)
 	if err != nil {
-		return nil, err
-	}
-	if err := evitaserver.CheckHeapsFit(m, heaps); err != nil {
-		return nil, err
-	}
-	_, statErr := os.Stat(sc.WorkDir)
-	createdWork := errors.Is(statErr, fs.ErrNotExist)
-	if err := evitaserver.PrepareDataDir(sc.WorkDir); err != nil {
 		return nil, err
 	}
 	var fault *evitaserver.Fault
@@ -276,6 +268,23 @@ func unchanged(pristine, before string) error {
 		return fmt.Errorf("the pristine snapshot %s changed during the run (checksum %s -> %s)", pristine, before[:12], after[:12])
 	}
 	return nil
+}
+
+// prepareWork refuses heaps the machine cannot hold, then claims the work directory
+// (absent, empty or warmstat's); created says whether this call made it.
+func prepareWork(dir string, heaps map[string]int64) (created bool, err error) {
+	m, err := evitaserver.ReadMachine()
+	if err != nil {
+		return false, err
+	}
+	if err := evitaserver.CheckHeapsFit(m, heaps); err != nil {
+		return false, err
+	}
+	_, statErr := os.Stat(dir)
+	if err := evitaserver.PrepareDataDir(dir); err != nil {
+		return false, err
+	}
+	return errors.Is(statErr, fs.ErrNotExist), nil
 }
 
 // faultGrace is how long a failed call waits for the watch to name a server's failure:

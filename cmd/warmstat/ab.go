@@ -182,17 +182,13 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
 			if plan.Replay { // the workload is the source: proved whole before every run, no reader
-				info, err := workload.Verify(wl)
-				if err != nil {
-					return err
-				}
-				r, err := workload.Open(wl)
+				r, sum, err := openReplay(wl)
 				if err != nil {
 					return err
 				}
 				defer r.Close()
 				sc.Pristine, sc.Catalog, sc.ReaderHeap = "", "", 0
-				lc.Replay, lc.ReplayPath, lc.ReplaySHA256 = r, wl, info.SHA256
+				lc.Replay, lc.ReplayPath, lc.ReplaySHA256 = r, wl, sum
 				lc.BatchSize, lc.MaxPerCollection = 0, 0 // the file's
 			}
 			prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })

@@ -142,16 +142,12 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		info, err := workload.Verify(path)
-		if err != nil {
-			return err
-		}
-		r, err := workload.Open(path)
+		r, sum, err := openReplay(path)
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		c.Replay, c.ReplayPath, c.ReplaySHA256 = r, path, info.SHA256
+		c.Replay, c.ReplayPath, c.ReplaySHA256 = r, path, sum
 	}
 	if p := cmd.String("cpuprofile"); p != "" {
 		f, err := os.Create(p)
@@ -345,4 +341,14 @@ func leanRuntime() {
 		// cores the servers need
 		runtime.GOMAXPROCS(1)
 	}
+}
+
+// openReplay verifies a whole workload file and opens it to be replayed, with its SHA-256.
+func openReplay(path string) (*workload.Reader, string, error) {
+	info, err := workload.Verify(path)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := workload.Open(path)
+	return r, info.SHA256, err
 }
