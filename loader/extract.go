@@ -42,6 +42,9 @@ type ExtractConfig struct {
 // verified before it is reported. Interrupts take effect between batches; nothing is
 // left at Out unless the file is complete.
 func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
+	if err := outFree(ec.Out); err != nil {
+		return nil, err
+	}
 	c := Config{Source: ec.Source, SourceCatalog: ec.SourceCatalog, BatchSize: ec.BatchSize, MaxPerCollection: ec.MaxPerCollection,
 		Collections: ec.Collections, Progress: ec.Progress, Now: ec.Now}
 	c.defaults()
@@ -168,6 +171,9 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 			return nil, err
 		}
 	}
+	if err := outFree(ec.Out); err != nil { // refused before any server starts
+		return nil, err
+	}
 	pristine := filepath.Join(sc.Pristine, sc.Catalog)
 	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
@@ -229,4 +235,13 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 		return nil, cerr
 	}
 	return info, nil
+}
+
+// outFree refuses an existing workload path before anything is read (workload.Create
+// refuses it too, but only once the source has been opened).
+func outFree(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists: a workload file is never overwritten (choose another path, or remove it)", path)
+	}
+	return nil
 }

@@ -289,6 +289,9 @@ func replayedAgainstLoad(t *testing.T, pristine, release string, live *runfmt.Ma
 		!strings.Contains(stderr, "never overwritten") {
 		t.Fatalf("extract onto an existing workload: %d %s", code, stderr)
 	}
+	if _, err := os.Stat(wl + ".work"); !os.IsNotExist(err) { // refused before any server started
+		t.Fatalf("extract onto an existing workload prepared a work directory: %v", err)
+	}
 	out, stderr, code = runCLI(t, "load", "--replay", wl, "--evita-version", release, "--server-heap", "1g", "--out", filepath.Join("runs", "replay"),
 		"--build", "replay", "--run-id", "replay")
 	if code != 0 || !strings.Contains(out, "RUN_STATUS=MEASUREMENT-DONE-replay") {
