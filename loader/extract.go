@@ -3,7 +3,6 @@ package loader
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -153,9 +152,6 @@ func (c Config) extractProgress(ty string, done, of int, all, total int64, start
 		fmt.Fprintln(c.Progress)
 	}
 }
-
-// ErrReplayMismatch: the load asked for a subset or cap the workload was not read with.
-var ErrReplayMismatch = errors.New("the workload was not extracted with these settings")
 
 // SpawnExtract extracts from a pristine snapshot: a reader server alone on a
 // disposable copy of it (sc's writer settings are unused), the snapshot proved

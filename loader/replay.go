@@ -2,12 +2,16 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/warmstat/warmstat/runfmt"
 )
+
+// ErrReplayMismatch: the load asked for a subset or cap the workload was not read with.
+var ErrReplayMismatch = errors.New("the workload was not extracted with these settings")
 
 // replayPlan is the source plan of a workload file: its schemas, its source's counts
 // and its collections in the order it holds them. A subset or cap other than the

@@ -65,8 +65,6 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 	defer stop()
 	leanRuntime()
 	begin := time.Now()
-	var err error
-	var where string
 	if spawn {
 		sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Probe: evita.Probe}
 		sc.WorkDir = cmd.String("work")
@@ -90,8 +88,7 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return faultHint(spawnHint(err))
 		}
-		where = fmt.Sprintf("%s/%s", sc.Pristine, sc.Catalog)
-		return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, where, begin)
+		return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, sc.Pristine+"/"+sc.Catalog, begin)
 	}
 	src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
 	if err != nil {
@@ -103,8 +100,7 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	where = cmd.String("source") + " catalog " + ec.SourceCatalog
-	return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, where, begin)
+	return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, cmd.String("source")+" catalog "+ec.SourceCatalog, begin)
 }
 
 func extracted(cmd *cli.Command, path string, size int64, sum string, entities, extractNs int64, from string, begin time.Time) error {
