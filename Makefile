@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita profiler proto clean
+.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean
 
 all: build
 
@@ -80,6 +80,12 @@ EVITA_REPO    ?= $(firstword $(wildcard ../shared/evitadb/m2 /work/shared/evitad
 EVITA_REPO_ABS = $(foreach r,$(EVITA_REPO),$(if $(findstring ://,$(r)),$(r),$(abspath $(r))))
 evita:
 	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh
+
+# warmstat's embedded writer (load/ab --target-mode embedded: the engine in one JVM, no
+# transport) compiled against a fetched release's jars, cached per build beside them:
+# make embedded [EVITA_VERSION=2026.2.3]. load and ab also compile it on first use.
+embedded: build
+	./$(BIN) embedded-writer --evita-version "$(EVITA_VERSION)"
 
 # async-profiler (the agent for this machine and its JFR converter) from Maven Central
 # into the same cache, for load --writer-profile: make profiler [PROFILER_VERSION=4.2]

@@ -34,3 +34,13 @@ func CatalogStateName(s int32) string {
 	}
 	return fmt.Sprintf("state %d", s)
 }
+
+// CatalogStateByName is the state the engine names (ok false for a name it does not know).
+func CatalogStateByName(name string) (int32, bool) {
+	for i, n := range catalogStates {
+		if n == name {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}

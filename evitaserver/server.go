@@ -51,6 +51,14 @@ type Config struct {
 	// OpenAPI model of every catalog schema, work a production writer is not measured
 	// with.
 	REST bool
+	// Main, if set, is launched instead of the server's main class, with the build's
+	// jars and AddClasspath on the classpath and the same arguments (warmstat's
+	// embedded writer). Probe then decides readiness however Main announces it.
+	Main         string
+	AddClasspath []string
+	// ExtraFiles are inherited by the JVM as file descriptors 3, 4, ... (the embedded
+	// writer's pipes); Start closes its copies once the JVM has them.
+	ExtraFiles []*os.File
 }
 
 // Server is a running evitaDB JVM that this process started.
@@ -84,7 +92,7 @@ func (c Config) jvmOptions(gcLog string) []string {
 
 // Args is the JVM command line for c (without the java binary).
 func (c Config) Args(port int, gcLog string) []string {
-	args := append(c.jvmOptions(gcLog), c.Server.launch()...)
+	args := append(c.jvmOptions(gcLog), c.Server.launch(c.Main, c.AddClasspath)...)
 	args = append(args,
 		"storage.storageDirectory="+filepath.Join(c.DataDir, "storage"),
 		"export.fileSystem.directory="+filepath.Join(c.DataDir, "export"),
@@ -185,10 +193,15 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	s.cmd = exec.Command(c.Java, c.Args(port, s.GCLog)...)
 	s.cmd.Dir = c.DataDir // the server writes its certificates relative to its working directory
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	s.cmd.ExtraFiles = c.ExtraFiles
 	// its own process group (one signal reaches the whole JVM), and killed by the
 	// kernel if warmstat dies first: no orphan JVMs
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
+	err = s.cmd.Start()
+	for _, f := range c.ExtraFiles {
+		f.Close() // the JVM's ends: ours would keep its pipes open after it dies
+	}
+	if err != nil {
 		logf.Close()
 		return nil, err
 	}

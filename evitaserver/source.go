@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -209,11 +210,49 @@ func git(dir string, args ...string) (string, error) {
 }
 
 // launch is the part of the JVM command line that names the server.
-func (s Source) launch() []string {
-	if s.Jar != "" {
+// launch is how the JVM starts the build: its main class, or main (with add appended
+// to the classpath) when one is given.
+func (s Source) launch(main string, add []string) []string {
+	if main == "" && s.Jar != "" {
 		return []string{"-jar", s.Jar}
 	}
-	return []string{"-cp", strings.Join(s.Classpath, string(filepath.ListSeparator)), MainClass}
+	cp := s.Classpath
+	if s.Jar != "" {
+		cp = []string{s.Jar} // its manifest's Class-Path still applies
+	}
+	if main == "" {
+		main = MainClass
+	}
+	return []string{"-cp", strings.Join(append(slices.Clone(cp), add...), string(filepath.ListSeparator)), main}
+}
+
+// MissingClasses are those of the class files named (paths such as
+// "io/evitadb/core/Evita.class") that no jar of the build holds.
+func (s Source) MissingClasses(paths []string) ([]string, error) {
+	jars, err := s.jars()
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, j := range jars {
+		zr, err := zip.OpenReader(j)
+		if err != nil {
+			return nil, fmt.Errorf("server jar %s: %w", j, err)
+		}
+		for _, zf := range zr.File {
+			if slices.Contains(paths, zf.Name) {
+				found[zf.Name] = true
+			}
+		}
+		zr.Close()
+	}
+	var missing []string
+	for _, p := range paths {
+		if !found[p] {
+			missing = append(missing, p)
+		}
+	}
+	return missing, nil
 }
 
 // Identity is what a server's own jars say about it, and their checksums.
@@ -474,4 +513,16 @@ func ExpandHome(p string) (string, error) {
 		home = u.HomeDir
 	}
 	return filepath.Join(home, rest), nil
+}
+
+// ClasspathString is the build's classpath as java's -cp takes it (a jar's manifest
+// Class-Path applies on its own).
+func (s Source) ClasspathString() (string, error) {
+	if s.Jar != "" {
+		return s.Jar, nil
+	}
+	if len(s.Classpath) == 0 {
+		return "", fmt.Errorf("evitaDB %s: no classpath", s.Ref)
+	}
+	return strings.Join(s.Classpath, string(filepath.ListSeparator)), nil
 }

@@ -199,7 +199,7 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	c := Config{Progress: ec.Progress, Warnings: ec.Progress}
-	reader, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, snap.StorageCompress, map[string]string{sc.Catalog: pristine}, c)
+	reader, _, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, snap.StorageCompress, map[string]string{sc.Catalog: pristine}, c)
 	if err != nil {
 		return nil, err
 	}

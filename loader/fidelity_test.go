@@ -28,6 +28,12 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 	if _, err := seed.Seed(ctx, src, "seeded", seed.DefaultProfile(), 0.002, 7, false, nil); err != nil {
 		t.Fatal(err)
 	}
+	type replayed struct {
+		wl, sum string
+		dump    *evitatest.RESTDump
+		n       int64
+	}
+	workloads := map[string]replayed{}
 	for _, cat := range []string{"fixture", "seeded"} {
 		c := loader.Config{Source: src, Target: dst, SourceCatalog: cat, TargetCatalog: cat + "_copy", Out: filepath.Join(t.TempDir(), cat),
 			BatchSize: 50, Manifest: runfmt.Manifest{Build: runfmt.Build{Label: "test"}, Loader: runfmt.Loader{Version: "test"}}}
@@ -86,6 +92,39 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 		c2 := evitatest.RequireRESTDump(t, ctx, dstSrv.Addr, cat+"_replay")
 		if d := a.Diff(c2, 20); len(d) > 0 {
 			t.Errorf("%s: the replayed copy differs from its source, as the server renders them:\n%s", cat, strings.Join(d, "\n"))
+		}
+		workloads[cat] = replayed{wl, info.SHA256, a, res.Manifest.Entities}
+	}
+	// the same workloads applied by the embedded writer (no transport); its storage,
+	// closed as a server's stop closes it and opened by a server afterwards, dumps equal
+	kept := map[string]string{}
+	for _, cat := range []string{"fixture", "seeded"} {
+		w := workloads[cat]
+		r, err := workload.Open(w.wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		storage := filepath.Join(t.TempDir(), "storage")
+		res, err := loader.Spawn(ctx, loader.SpawnConfig{Server: evitatest.Server(t), WorkDir: filepath.Join(t.TempDir(), "work"), ServerHeap: 1 << 30,
+			Compress: true, Probe: evitatest.Probe, Embedded: true, KeepWriterStorage: storage},
+			loader.Config{Out: filepath.Join(t.TempDir(), cat+"-embedded"), Replay: r, ReplayPath: w.wl, ReplaySHA256: w.sum,
+				Manifest: runfmt.Manifest{Build: runfmt.Build{Label: "test"}, Loader: runfmt.Loader{Version: "test"}}})
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: embedded replay: %v", cat, err)
+		}
+		m := res.Manifest
+		if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.TargetMode != runfmt.TargetEmbedded || m.Entities != w.n ||
+			m.SourceMode() != runfmt.SourceReplay || m.WriterGC == nil || m.Server.Version == "" || m.Server.JVM == nil {
+			t.Fatalf("%s: embedded run: %+v", cat, m)
+		}
+		kept[cat] = filepath.Join(storage, cat)
+	}
+	srv, _ := evitatest.StartRESTOn(t, kept)
+	for _, cat := range []string{"fixture", "seeded"} {
+		d := evitatest.RequireRESTDump(t, ctx, srv.Addr, cat)
+		if diff := workloads[cat].dump.Diff(d, 20); len(diff) > 0 {
+			t.Errorf("%s: the embedded writer's catalog differs from its source, as a server renders them:\n%s", cat, strings.Join(diff, "\n"))
 		}
 	}
 }

@@ -13,18 +13,19 @@ import (
 const flushEvery = 100 * time.Millisecond
 
 type load struct {
-	c        Config
-	src, tgt *evita.Session
-	w        *runfmt.CSVWriter
-	csv      interface{ Sync() error } // entities.csv, synced at the end of each collection
-	m        *runfmt.Manifest
-	plans    map[string]*collectionPlan
-	wall     int64
-	start    time.Time
-	done     int64
-	total    int64
-	batch    int64
-	flushed  time.Time // when rows last reached the OS
+	c       Config
+	src     *evita.Session
+	tgt     targetSession
+	w       *runfmt.CSVWriter
+	csv     interface{ Sync() error } // entities.csv, synced at the end of each collection
+	m       *runfmt.Manifest
+	plans   map[string]*collectionPlan
+	wall    int64
+	start   time.Time
+	done    int64
+	total   int64
+	batch   int64
+	flushed time.Time // when rows last reached the OS
 	// two fetch buffers (the batch being upserted, the one being prefetched), kept from
 	// one collection to the next: each grows once to the largest batch
 	fetchBufs [2][]byte
@@ -147,8 +148,7 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 // upsert sends one entity's request, timed, and writes its row.
 func (l *load) upsert(ty string, pk int32, req []byte, col *runfmt.Collection) error {
 	begin := l.c.Now()
-	err := l.tgt.UpsertUncancelled(req, ty) // never cut in flight: WARM_UP has no rollback
-	ns := l.c.Now().Sub(begin).Nanoseconds()
+	ns, err := l.tgt.upsert(req, ty) // never cut in flight: WARM_UP has no rollback
 	if err != nil {
 		return &AbortError{Where: fmt.Sprintf("upserting %s %d (%d of %d loaded)", ty, pk, col.Entities, l.plans[ty].load), Err: err}
 	}
@@ -198,11 +198,11 @@ func (l *load) verify(ctx context.Context, order []string) runfmt.Verification {
 	if l.c.SkipVerify {
 		return runfmt.Verification{Status: runfmt.VerifySkip}
 	}
-	s, err := l.c.Target.Open(ctx, l.c.TargetCatalog, false)
+	s, err := l.c.target().open(ctx, l.c.TargetCatalog, false)
 	if err != nil {
 		return runfmt.Verification{Status: runfmt.Unverified, Error: err.Error()}
 	}
-	defer s.Close(context.WithoutCancel(ctx))
+	defer s.close(context.WithoutCancel(ctx))
 	sourceCount := func(ty string) (int, error) { return l.plans[ty].source, nil }
 	if l.c.Replay == nil {
 		// a fresh source session too: the load's own one reads the snapshot of its start
@@ -215,7 +215,7 @@ func (l *load) verify(ctx context.Context, order []string) runfmt.Verification {
 	}
 	v := runfmt.Verification{Status: runfmt.Verified}
 	for i, ty := range order {
-		n, err := s.Count(ctx, ty)
+		n, err := s.count(ctx, ty)
 		if err != nil {
 			return runfmt.Verification{Status: runfmt.Unverified, Error: err.Error()}
 		}

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/runfmt"
@@ -68,6 +69,10 @@ type Config struct {
 	Replay       *workload.Reader
 	ReplayPath   string
 	ReplaySHA256 string
+	// Embedded, if set, is the writer instead of Target: warmstat's embedded writer
+	// (package embedded, started by Spawn for --target-mode embedded), which gets the
+	// same request bytes with no transport and times each upsert in the engine.
+	Embedded *embedded.Writer
 	// finalize, if set (Spawn sets it), runs once the run is over and before its
 	// manifest is written: it may complete the manifest (the writer's GC, its profile,
 	// the snapshot's proof; files into dir, the staging directory) and change its outcome.
@@ -151,14 +156,14 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		return nil, err
 	}
 	defer csvFile.Close()
-	tgt, err := c.Target.Open(ctx, c.TargetCatalog, true)
+	tgt, err := c.target().open(ctx, c.TargetCatalog, true)
 	if err != nil {
 		return nil, err
 	}
 	res = &Result{Dir: c.Out, Manifest: &m}
 	l := &load{c: c, src: src, tgt: tgt, w: w, csv: csvFile, m: &m, plans: sp.collections}
 	if err := c.openWindow(runfmt.PhaseLoad); err != nil {
-		_ = tgt.Close(context.WithoutCancel(ctx))
+		_ = tgt.close(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	cpu0 := processCPU()
@@ -191,7 +196,7 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		if loadDone {
 			m.Verification.Error = "interrupted before goLive"
 		}
-		_ = tgt.Close(context.WithoutCancel(ctx)) // best effort; the target may be gone
+		_ = tgt.close(context.WithoutCancel(ctx)) // best effort; the target may be gone
 		return res, c.finish(stage, csvFile, res, loadErr)
 	}
 	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
@@ -248,8 +253,14 @@ func (c Config) manifest() runfmt.Manifest {
 	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version, CPUNs: nil}
 	m.TargetMode = runfmt.TargetRemote
 	m.SourceCatalog, m.TargetCatalog = c.SourceCatalog, c.TargetCatalog
-	m.Server.Version = c.Target.Version
-	m.Server.Address = c.Target.Addr
+	if c.Embedded != nil {
+		m.TargetMode = runfmt.TargetEmbedded
+		m.Server.Version = cmp.Or(c.Embedded.Version, c.Embedded.Identity.Version)
+		m.Server.Address = ""
+	} else {
+		m.Server.Version = c.Target.Version
+		m.Server.Address = c.Target.Addr
+	}
 	m.Conditions.BatchSize, m.Conditions.MaxPerCollection = c.BatchSize, c.MaxPerCollection
 	m.Conditions.CollectionSubset = c.Collections
 	m.Conditions.Prefetch = c.Prefetch
@@ -319,7 +330,7 @@ func (c Config) discover(ctx context.Context, src *evita.Session, m *runfmt.Mani
 func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Manifest) error {
 	begin := c.Now()
 	plan := evita.PlanReplication(sp.catalog, sp.schemas)
-	if err := c.Target.CreateCatalog(ctx, c.TargetCatalog, c.ReplaceTarget, plan); err != nil {
+	if err := c.target().createCatalog(ctx, c.TargetCatalog, c.ReplaceTarget, plan); err != nil {
 		if errors.Is(err, evita.ErrCatalogExists) {
 			return fmt.Errorf("target %w", err)
 		}
@@ -352,9 +363,9 @@ func newCSV(dir string) (*os.File, *runfmt.CSVWriter, error) {
 }
 
 // publish applies the schema settings that had to wait for the data, then goLive.
-func (c Config) publish(ctx context.Context, tgt *evita.Session, sp *sourcePlan, m *runfmt.Manifest) {
+func (c Config) publish(ctx context.Context, tgt targetSession, sp *sourcePlan, m *runfmt.Manifest) {
 	for _, d := range sp.deferred {
-		if err := tgt.UpdateEntitySchema(ctx, d); err != nil {
+		if err := tgt.updateEntitySchema(ctx, d); err != nil {
 			c.warnf("warning: deferred schema mutation for %s: %v\n", d.GetEntityType(), err)
 		}
 	}
@@ -364,7 +375,7 @@ func (c Config) publish(ctx context.Context, tgt *evita.Session, sp *sourcePlan,
 		opened = false
 		c.warnf("warning: %v\n", err)
 	}
-	o := tgt.GoLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) })
+	o := tgt.goLive(ctx, c.GoLiveStall, c.GoLiveConfirm, func(p int32) { c.logf("\rgoLive %3d%%", p) })
 	if opened {
 		c.closeWindow(runfmt.PhaseGoLive)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
@@ -36,7 +37,19 @@ type SpawnConfig struct {
 	// Profiler, if set, profiles the writer: the load and goLive each in a window of
 	// their own; its record goes into the manifest (nil = unprofiled).
 	Profiler Profiler
+	// Embedded runs the writer as warmstat's embedded writer (package embedded): the
+	// same engine, settings and JVM rules, no transport. Only a replay can (the reader
+	// would be a server over gRPC again).
+	Embedded bool
+	// KeepWriterStorage, if set, is where the writer's storage goes after the run: the
+	// writer is then closed gracefully, not killed (tests open it with a server).
+	KeepWriterStorage string
+	embeddedClasses   string // Build's output
 }
+
+// ErrEmbeddedNeedsReplay: an embedded writer replays a workload file; a live source
+// would put a reader server and its transport back.
+var ErrEmbeddedNeedsReplay = errors.New("an embedded writer needs a workload to replay (--replay FILE)")
 
 // Profiler profiles the writer JVM (package profile's Recorder).
 type Profiler interface {
@@ -72,6 +85,18 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			return nil, err
 		}
 		if err := replayHeap(&sc, c.Replay.Header()); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Embedded {
+		if live {
+			return nil, ErrEmbeddedNeedsReplay
+		}
+		id, err := sc.Server.Identify()
+		if err != nil {
+			return nil, err
+		}
+		if sc.embeddedClasses, err = embedded.Build(sc.Server, id, func(msg string) { c.warnf("%s\n", msg) }); err != nil {
 			return nil, err
 		}
 	}
@@ -121,21 +146,22 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// ends the other's start too
 	type started struct {
 		s   *evitaserver.Server
+		ew  *embedded.Writer
 		err error
 	}
 	writerUp := make(chan started, 1)
 	go func() {
-		w, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
+		w, ew, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
 		if err != nil {
 			stop(nil)
 		}
-		writerUp <- started{w, err}
+		writerUp <- started{w, ew, err}
 	}()
 	var reader *evitaserver.Server
 	var rerr error
 	if live {
 		readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
-		reader, rerr = sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
+		reader, _, rerr = sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
 		if rerr != nil {
 			stop(nil) // a writer still booting gives up
 		}
@@ -177,14 +203,18 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		c.Window, c.Manifest.WriterProfile = sc.Profiler.Window, sc.Profiler.Record()
 	}
-	// the writer is watched: a slow call to a live server is not a failure, so its calls
-	// may take long; a dead or GC-bound server ends them through the watch
-	dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
-	if err != nil {
-		return nil, withCause(runCtx, err, &fault)
+	if w.ew != nil {
+		c.Embedded = w.ew
+	} else {
+		// the writer is watched: a slow call to a live server is not a failure, so its
+		// calls may take long; a dead or GC-bound server ends them through the watch
+		dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
+		if err != nil {
+			return nil, withCause(runCtx, err, &fault)
+		}
+		defer dst.Close()
+		c.Target = dst
 	}
-	defer dst.Close()
-	c.Target = dst
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
@@ -227,6 +257,9 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		// are already closed.
 		if live {
 			go func() { reader.Kill(); close(readerDown) }()
+		}
+		if sc.KeepWriterStorage != "" {
+			err = errors.Join(err, sc.keepStorage(writer, w.ew))
 		}
 		writer.Kill()
 		if sc.Profiler != nil { // converted now, with no server left to compete with
@@ -318,18 +351,44 @@ func (sc *SpawnConfig) absolute(c *Config, live bool) error {
 	return evitaserver.Overlap("the run directory", c.Out, sc.Pristine, "the pristine snapshot")
 }
 
-// start starts one server and watches it until the run ends; a fault stops the run
-// with that cause and kills the server, so that no call waits on it.
+// keepStorage closes the writer gracefully (its storage complete, as a server's stop
+// leaves it) and moves its storage to KeepWriterStorage.
+func (sc SpawnConfig) keepStorage(writer *evitaserver.Server, ew *embedded.Writer) error {
+	var err error
+	if ew != nil {
+		err = ew.Close(time.Minute)
+	} else {
+		err = writer.Stop(time.Minute)
+	}
+	if err != nil {
+		return fmt.Errorf("closing the writer to keep its storage: %w", err)
+	}
+	return os.Rename(filepath.Join(writer.DataDir, "storage"), sc.KeepWriterStorage)
+}
+
+// start starts one server (the writer: a server, or the embedded writer) and watches
+// it until the run ends; a fault stops the run with that cause and kills the JVM, so
+// that no call waits on it.
 func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, role string, heap int64, compress bool,
-	catalogs map[string]string, c Config) (*evitaserver.Server, error) {
+	catalogs map[string]string, c Config) (*evitaserver.Server, *embedded.Writer, error) {
 	var jvmOpts []string
 	if role == "writer" && sc.Profiler != nil {
 		jvmOpts = sc.Profiler.JVMOptions()
 	}
-	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
-		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts})
+	cfg := evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
+		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts}
+	var s *evitaserver.Server
+	var ew *embedded.Writer
+	var err error
+	if role == "writer" && sc.Embedded {
+		if ew, err = embedded.Start(ctx, cfg, sc.embeddedClasses); err == nil {
+			s = ew.Server
+		}
+	} else {
+		s, err = evitaserver.Start(ctx, cfg)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s server: %w", role, err)
+		return nil, nil, fmt.Errorf("%s server: %w", role, err)
 	}
 	o := sc.Watch
 	o.Role = role
@@ -346,7 +405,7 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 			s.Kill()
 		}
 	}()
-	return s, nil
+	return s, ew, nil
 }
 
 // discard stops a server and removes its data directory (a copy, or a catalog that

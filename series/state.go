@@ -52,6 +52,9 @@ type Plan struct {
 	// Replay: every run replays the series' workload file (extracted once, when the
 	// series starts, from the pristine snapshot by side A's build): no reader server.
 	Replay bool `json:"replay,omitempty"`
+	// TargetMode "embedded": every run's writer is warmstat's embedded writer (a replay
+	// series only); "" is remote.
+	TargetMode string `json:"target_mode,omitempty"`
 }
 
 // Build is one side's server as named and as identified when the series started.

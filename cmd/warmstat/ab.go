@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/loader"
@@ -42,6 +43,8 @@ func abCommand() *cli.Command {
 			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
 			"--replay extracts the snapshot once into SERIES/workload.wsw when the series starts (checksummed at every\n" +
 			"start and end, like the snapshot) and replays it in every run of both sides: no reader runs beside the writer.\n" +
+			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
+			"compared on the engine's write path alone.\n" +
 			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
 		Flags: append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
 			&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
@@ -62,6 +65,7 @@ func abCommand() *cli.Command {
 			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
+			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
 			&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
 		), writerProfileFlags()...),
 		Action: action(runAB),
@@ -94,6 +98,17 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err := check.Check(); err != nil {
 		return err
 	}
+	targetMode := ""
+	switch cmd.String("target-mode") {
+	case runfmt.TargetRemote:
+	case runfmt.TargetEmbedded:
+		if !cmd.Bool("replay") {
+			return usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
+		}
+		targetMode = runfmt.TargetEmbedded
+	default:
+		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
+	}
 	if cmd.Bool("replay") && cmd.Bool("prefetch") {
 		return usageError(cmd, "--prefetch overlaps fetches from a source server; a replay reads its workload file")
 	}
@@ -120,6 +135,11 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		if label == "" {
 			label = orDefault(id.Version, strings.ToUpper(s))
 		}
+		if targetMode == runfmt.TargetEmbedded { // refused, or compiled, before any run
+			if _, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) }); err != nil {
+				return fmt.Errorf("--%s: %w", s, err)
+			}
+		}
 		sides[strings.ToUpper(s)] = &abSide{src: src, label: label}
 	}
 	if sides["A"].label == sides["B"].label {
@@ -141,7 +161,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay")}
+		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
+		TargetMode: targetMode}
 	for _, s := range []string{"A", "B"} {
 		id, _ := sides[s].src.Identify()
 		b := series.Build{Spec: cmd.String(strings.ToLower(s)), Label: sides[s].label,
@@ -178,7 +199,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: mach.Record()}
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
-				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe}
+				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe,
+				Embedded: plan.TargetMode == runfmt.TargetEmbedded}
 			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
 			if plan.Replay { // the workload is the source: proved whole before every run, no reader

@@ -45,6 +45,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
 			&cli.StringFlag{Name: "replay", Usage: "the source is this workload file (warmstat extract), not a server: spawn mode starts only the writer (a server flag), attach mode needs only --target"},
+			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote (the writer is a server, over gRPC) | embedded (with --replay in spawn mode: the same requests applied by warmstat's embedded writer, evitaDB's engine in one JVM with no transport; remote - embedded is what gRPC costs)"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
 			&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
 			&cli.StringFlag{Name: "target", Usage: "attach mode: target server host:port (gRPC)"},
@@ -113,6 +114,17 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	case attach && (cmd.String("source") == "" || cmd.String("target") == "" || cmd.String("source-catalog") == ""):
 		return usageError(cmd, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR")
 	}
+	embeddedMode := false
+	switch cmd.String("target-mode") {
+	case runfmt.TargetRemote:
+	case runfmt.TargetEmbedded:
+		if !replay || !spawn {
+			return usageError(cmd, "--target-mode embedded replays a workload in a writer warmstat starts: it needs --replay FILE and a server flag, no --target")
+		}
+		embeddedMode = true
+	default:
+		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
+	}
 	if !spawn && cmd.IsSet("writer-profile") {
 		return usageError(cmd, "--writer-profile needs spawn mode (--pristine, or --replay without --target): warmstat must start the writer to profile it")
 	}
@@ -173,7 +185,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		sc.Profiler = prof
+		sc.Profiler, sc.Embedded = prof, embeddedMode
 		res, loadErr = loader.Spawn(ctx, sc, c)
 		loadErr = spawnHint(loadErr)
 	} else {

@@ -144,6 +144,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			tableCommand(),
 			plotCommand(),
 			profileCommand(),
+			embeddedCommand(),
 		},
 	}
 	// A usage error is one line and exit 2, never the whole help text; "warmstat help

@@ -198,7 +198,7 @@ func TestABSeries(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "series")
 	args := []string{"ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref, "--out", dir,
-		"--max-runs", "3", "--server-heap", "1g", "--reader-heap", "1g", "--replay"}
+		"--max-runs", "3", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--target-mode", "embedded"}
 	p := startWarmstat(t, args...)
 	waitFor(t, 8*time.Minute, "the first block's look and the next run", func() bool {
 		b, err := os.ReadFile(filepath.Join(dir, "series.json"))
@@ -215,7 +215,9 @@ func TestABSeries(t *testing.T) {
 		t.Fatalf("resumed series: exit %d\n%s\n%s", code, out, stderr)
 	}
 	// --replay: the workload was extracted once, when the series started, and every run
-	// of both sides replayed it with the writer alone
+	// of both sides replayed it with the writer alone, here the embedded writer (a
+	// remote replay is the same series with Embedded false: loader's TestSpawnedReplay
+	// and TestSpawnModeCommand run it)
 	if strings.Contains(stderr, "extracting") {
 		t.Fatalf("the resumed series extracted its workload again:\n%s", stderr)
 	}
@@ -227,7 +229,8 @@ func TestABSeries(t *testing.T) {
 		runs, _ := filepath.Glob(filepath.Join(dir, side, "run-*", runfmt.ManifestFile))
 		for _, f := range runs {
 			m, err := runfmt.ReadManifest(f)
-			if err != nil || m.SourceMode() != runfmt.SourceReplay || m.Source.WorkloadSHA256 != info.SHA256 || m.Reader.MaxHeapBytes != nil {
+			if err != nil || m.SourceMode() != runfmt.SourceReplay || m.Source.WorkloadSHA256 != info.SHA256 || m.Reader.MaxHeapBytes != nil ||
+				m.TargetMode != runfmt.TargetEmbedded || m.Verification.Status != runfmt.Verified {
 				t.Fatalf("%s: %v %+v", f, err, m.Source)
 			}
 		}

@@ -180,13 +180,23 @@ func StartREST(t testing.TB) (*evitaserver.Server, *evita.Client) {
 	return start(t, true)
 }
 
-func start(t testing.TB, rest bool) (*evitaserver.Server, *evita.Client) {
+// StartRESTOn is StartREST on copies of stopped servers' catalogs (name -> directory).
+func StartRESTOn(t testing.TB, catalogs map[string]string) (*evitaserver.Server, *evita.Client) {
+	t.Helper()
+	return start(t, true, catalogs)
+}
+
+func start(t testing.TB, rest bool, catalogs ...map[string]string) (*evitaserver.Server, *evita.Client) {
 	t.Helper()
 	src := Server(t)
 	dir := t.TempDir()
 	ctx := context.Background()
+	var cats map[string]string
+	if len(catalogs) > 0 {
+		cats = catalogs[0]
+	}
 	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: src, DataDir: filepath.Join(dir, "data"), HeapBytes: 1 << 30,
-		Compress: true, REST: rest, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute})
+		Compress: true, REST: rest, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute, Catalogs: cats})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,118 @@
+// Package embedded runs warmstat's embedded writer: evitaDB's engine inside one JVM of
+// ours with no transport (java/…/EmbeddedWriter.java), driven over two pipes with the
+// same request bytes a remote writer gets over gRPC. It is the transport-free control
+// of a replayed load (--target-mode embedded): remote minus embedded is what gRPC costs.
+//
+// The Java program is compiled against each build's own jars (its API is the build's)
+// and cached per build: Build compiles it once, `make embedded` does it ahead of time.
+package embedded
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/warmstat/warmstat/evitaserver"
+)
+
+// MainClass is the embedded writer's entry point.
+const MainClass = "io.warmstat.embedded.EmbeddedWriter"
+
+//go:embed java/io/warmstat/embedded/EmbeddedWriter.java
+var javaSource []byte
+
+// converters are the classes of evitaDB's gRPC layer the writer turns requests into
+// mutations with (the server's own), and the engine and server configuration it opens.
+var converters = []string{
+	"io/evitadb/externalApi/grpc/requestResponse/data/mutation/DelegatingEntityMutationConverter.class",
+	"io/evitadb/externalApi/grpc/requestResponse/schema/mutation/DelegatingLocalCatalogSchemaMutationConverter.class",
+	"io/evitadb/externalApi/grpc/requestResponse/schema/mutation/catalog/ModifyEntitySchemaMutationConverter.class",
+	"io/evitadb/externalApi/grpc/generated/GrpcUpsertEntityRequest.class",
+	"io/evitadb/core/Evita.class",
+	"io/evitadb/server/EvitaServer.class",
+}
+
+// ErrNoConverters: the build's jars lack evitaDB's gRPC converters (or its engine), so
+// an embedded writer could not apply the mutation a remote one applies.
+var ErrNoConverters = errors.New("the build lacks evitaDB's gRPC converters")
+
+// Check refuses a build the embedded writer cannot run on, naming what is missing.
+func Check(src evitaserver.Source) error {
+	missing, err := src.MissingClasses(converters)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: evitaDB %s has no %s", ErrNoConverters, src.Ref, strings.TrimSuffix(strings.ReplaceAll(missing[0], "/", "."), ".class"))
+	}
+	return nil
+}
+
+// CacheDir is where compiled writers are kept: one directory per build (its
+// classpath's checksum) and version of our source.
+func CacheDir() string { return filepath.Join(filepath.Dir(evitaserver.FetchDir()), "embedded") }
+
+// Build returns the directory of the writer's classes compiled against src's jars,
+// compiling them (javac, a few seconds) the first time. progress, if set, hears of a
+// compilation.
+func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string)) (string, error) {
+	if err := Check(src); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(id.ClasspathSHA256))
+	h.Write(javaSource)
+	dir := filepath.Join(CacheDir(), hex.EncodeToString(h.Sum(nil))[:16])
+	classes := filepath.Join(dir, "classes")
+	if _, err := os.Stat(filepath.Join(classes, "io", "warmstat", "embedded", "EmbeddedWriter.class")); err == nil {
+		return classes, nil
+	}
+	if progress != nil {
+		progress(fmt.Sprintf("compiling warmstat's embedded writer against evitaDB %s (once per build) into %s", src.Ref, dir))
+	}
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(CacheDir(), ".build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // ours: made just above; gone once renamed
+	srcFile := filepath.Join(tmp, "EmbeddedWriter.java")
+	if err := os.WriteFile(srcFile, javaSource, 0o644); err != nil {
+		return "", err
+	}
+	cp, err := src.ClasspathString()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(javac(), "-nowarn", "-encoding", "UTF-8", "-d", filepath.Join(tmp, "classes"), "-cp", cp, srcFile)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling the embedded writer against evitaDB %s: %v\n%s", src.Ref, err, lastLines(string(out), 15))
+	}
+	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
+		if _, serr := os.Stat(classes); serr != nil { // not another warmstat's build that won the race
+			return "", err
+		}
+	}
+	return classes, nil
+}
+
+// javac is the compiler beside the java warmstat starts.
+func javac() string {
+	if j := evitaserver.JavaBinary(); j != "java" {
+		return filepath.Join(filepath.Dir(j), "javac")
+	}
+	return "javac"
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}

@@ -1,0 +1,269 @@
+package embedded
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warmstat/warmstat/evitaserver"
+)
+
+// Writer is a running embedded writer: an evitaserver.Server whose JVM runs our main
+// class (same heap, GC log, profiler agent, memory reservation and stop rules as a
+// spawned server) and answers on its pipes. Calls are strictly one at a time.
+type Writer struct {
+	*evitaserver.Server
+	Version string // what the engine's jar says it is ("" if its manifest says nothing)
+	mu      sync.Mutex
+	w       *bufio.Writer
+	wf, rf  *os.File
+	r       *bufio.Reader
+	hdr     [5]byte
+	buf     []byte
+	broken  error // the pipe failed: every later call fails with it
+}
+
+// ErrWriterGone: the embedded writer's JVM exited or its pipe broke mid-call.
+var ErrWriterGone = errors.New("the embedded writer is gone")
+
+// Start starts the embedded writer on c (its Server, heap, data directory, JVM
+// options and server arguments as for a spawned server), the writer's classes being
+// classes (Build). It returns once the engine is open and the writer has said so.
+func Start(ctx context.Context, c evitaserver.Config, classes string) (*Writer, error) {
+	cmdR, cmdW, err := os.Pipe() // warmstat -> writer (its fd 3)
+	if err != nil {
+		return nil, err
+	}
+	repR, repW, err := os.Pipe() // writer -> warmstat (its fd 4)
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		return nil, err
+	}
+	w := &Writer{wf: cmdW, rf: repR, w: bufio.NewWriterSize(cmdW, 64<<10), r: bufio.NewReaderSize(repR, 4<<10)}
+	c.Main, c.AddClasspath, c.ExtraFiles = MainClass, []string{classes}, []*os.File{cmdR, repW}
+	hello := make(chan error, 1)
+	var once sync.Once
+	c.Probe = func(pctx context.Context, _ string) error {
+		once.Do(func() {
+			go func() {
+				msg, err := w.reply()
+				if err == nil {
+					w.Version = strings.TrimPrefix(strings.TrimPrefix(string(msg), "ready "), "null")
+				}
+				hello <- err
+			}()
+		})
+		select {
+		case err := <-hello:
+			if err != nil {
+				hello <- err // every later probe sees it too
+				return err
+			}
+			hello <- nil
+			return nil
+		case <-pctx.Done():
+			return errors.New("the embedded writer has not opened its engine yet")
+		}
+	}
+	s, err := evitaserver.Start(ctx, c)
+	if err != nil {
+		w.closePipes()
+		return nil, err
+	}
+	w.Server = s
+	return w, nil
+}
+
+func (w *Writer) closePipes() {
+	w.wf.Close()
+	w.rf.Close()
+}
+
+// call sends one request and waits for its reply. A writer that answered with an
+// error stays usable; a broken pipe (the JVM gone) ends every later call.
+func (w *Writer) call(op byte, payload []byte) ([]byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken != nil {
+		return nil, w.broken
+	}
+	w.hdr[0] = op
+	binary.BigEndian.PutUint32(w.hdr[1:], uint32(len(payload)))
+	_, err := w.w.Write(w.hdr[:])
+	if err == nil {
+		_, err = w.w.Write(payload)
+	}
+	if err == nil {
+		err = w.w.Flush()
+	}
+	if err != nil {
+		w.broken = fmt.Errorf("%w: %v", ErrWriterGone, err)
+		return nil, w.broken
+	}
+	b, err := w.reply()
+	var re *remoteError
+	if err != nil && !errors.As(err, &re) {
+		w.broken = err
+	}
+	return b, err
+}
+
+// remoteError is the engine's own refusal of a request.
+type remoteError struct{ msg string }
+
+func (e *remoteError) Error() string { return e.msg }
+
+func (w *Writer) reply() ([]byte, error) {
+	if _, err := io.ReadFull(w.r, w.hdr[:]); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWriterGone, err)
+	}
+	n := binary.BigEndian.Uint32(w.hdr[1:])
+	if cap(w.buf) < int(n) {
+		w.buf = make([]byte, n)
+	}
+	b := w.buf[:n]
+	if _, err := io.ReadFull(w.r, b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWriterGone, err)
+	}
+	switch w.hdr[0] {
+	case 'K':
+		return b, nil
+	case 'E':
+		return nil, &remoteError{string(b)}
+	}
+	return nil, fmt.Errorf("%w: a reply of kind %q", ErrWriterGone, w.hdr[0])
+}
+
+func (w *Writer) do(what string, op byte, payload []byte) ([]byte, error) {
+	b, err := w.call(op, payload)
+	if err != nil {
+		return nil, fmt.Errorf("embedded %s: %w", what, err)
+	}
+	return b, nil
+}
+
+func u64(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("%w: a reply of %d bytes where 8 were due", ErrWriterGone, len(b))
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
+}
+
+// CatalogState is the catalog's state by the engine's name ("ALIVE", ...); "" when the
+// engine does not know the catalog.
+func (w *Writer) CatalogState(catalog string) (string, error) {
+	b, err := w.do("catalog state", 'S', []byte(catalog))
+	return string(b), err
+}
+
+// DeleteCatalog removes a catalog if it exists.
+func (w *Writer) DeleteCatalog(catalog string) error {
+	_, err := w.do("delete catalog "+catalog, 'R', []byte(catalog))
+	return err
+}
+
+// DefineCatalog creates a catalog (WARMING_UP).
+func (w *Writer) DefineCatalog(catalog string) error {
+	_, err := w.do("define catalog "+catalog, 'D', []byte(catalog))
+	return err
+}
+
+// Open opens the writer's one session on catalog, read-write or read-only.
+func (w *Writer) Open(catalog string, write bool) error {
+	mode := "\x00r"
+	if write {
+		mode = "\x00w"
+	}
+	_, err := w.do("open session on "+catalog, 'O', []byte(catalog+mode))
+	return err
+}
+
+// CloseSession closes the open session (nothing when none is open).
+func (w *Writer) CloseSession() error {
+	_, err := w.do("close session", 'X', nil)
+	return err
+}
+
+// UpdateCatalogSchema applies a GrpcUpdateCatalogSchemaRequest's mutations.
+func (w *Writer) UpdateCatalogSchema(req []byte) error {
+	_, err := w.do("UpdateCatalogSchema", 'C', req)
+	return err
+}
+
+// DefineEntitySchema creates a collection.
+func (w *Writer) DefineEntitySchema(entityType string) error {
+	_, err := w.do("DefineEntitySchema "+entityType, 'E', []byte(entityType))
+	return err
+}
+
+// UpdateEntitySchema applies a GrpcUpdateEntitySchemaRequest.
+func (w *Writer) UpdateEntitySchema(what string, req []byte) error {
+	_, err := w.do("UpdateEntitySchema "+what, 'M', req)
+	return err
+}
+
+// Upsert applies one GrpcUpsertEntityRequest and returns the engine's own clock of it:
+// conversion and upsertEntity, in ns (the pipe and the request's parsing outside).
+func (w *Writer) Upsert(req []byte) (int64, error) {
+	b, err := w.call('U', req)
+	if err != nil {
+		return 0, fmt.Errorf("embedded UpsertEntity: %w", err)
+	}
+	return u64(b)
+}
+
+// GoLive runs goLiveAndClose on the open session and returns how long the engine took.
+func (w *Writer) GoLive() (time.Duration, error) {
+	b, err := w.do("goLive", 'G', nil)
+	if err != nil {
+		return 0, err
+	}
+	ns, err := u64(b)
+	return time.Duration(ns), err
+}
+
+// Count is a collection's entity count in the open session.
+func (w *Writer) Count(entityType string) (int, error) {
+	b, err := w.do("count "+entityType, 'N', []byte(entityType))
+	if err != nil {
+		return 0, err
+	}
+	n, err := u64(b)
+	return int(n), err
+}
+
+// Close closes the engine (its storage flushed and closed, as a server's stop does) and
+// waits for the JVM to exit; after grace it is stopped like a server.
+func (w *Writer) Close(grace time.Duration) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.call('Q', nil)
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(grace):
+		err = fmt.Errorf("embedded writer: no goodbye within %s", grace)
+	}
+	serr := w.Stop(grace) // waits for the exit our goodbye asked for
+	w.closePipes()
+	if err != nil && errors.Is(err, ErrWriterGone) && !w.Running() {
+		err = nil // it had already exited: Stop's account is the one that matters
+	}
+	return errors.Join(err, serr)
+}
+
+// IsRefusal reports whether err is the engine's refusal (not a broken writer).
+func IsRefusal(err error) bool {
+	var re *remoteError
+	return errors.As(err, &re)
+}
