@@ -49,7 +49,7 @@ type SpawnConfig struct {
 
 // ErrEmbeddedNeedsReplay: an embedded writer replays a workload file; a live source
 // would put a reader server and its transport back.
-var ErrEmbeddedNeedsReplay = errors.New("an embedded writer needs a workload to replay (--replay FILE)")
+var ErrEmbeddedNeedsReplay = errors.New("an embedded writer replays a workload file: a live source is not possible")
 
 // Profiler profiles the writer JVM (package profile's Recorder).
 type Profiler interface {

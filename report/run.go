@@ -279,7 +279,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	}
 	if s.LoopOverheadNs != nil {
 		what := "the loader's own time and key listing (neither upsert nor batch read)"
-		if m.TargetMode == runfmt.TargetEmbedded {
+		if m.TargetMode == runfmt.TargetEmbedded && m.Loader.Name == runfmt.LoaderWarmstat {
 			what = "the loader's own time and handing each request to the embedded writer (pipe, protobuf parsing), outside its upsert clock"
 		}
 		clock = append(clock, []string{"  loop overhead", Seconds(*s.LoopOverheadNs), Fixed(s.LoopOverheadSharePct, 1) + " % of wall: " + what})
