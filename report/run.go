@@ -32,10 +32,12 @@ type RunJSON struct {
 	GoLive       GoLiveJSON       `json:"golive"`
 	TotalS       *float64         `json:"total_s"`
 	Verification VerificationJSON `json:"verification"`
-	Throughput   ThroughputJSON   `json:"throughput"`
-	Overall      LatencyJSON      `json:"overall"`
-	Collections  []LatencyJSON    `json:"collections"`
-	Warnings     []string         `json:"warnings"`
+	// TransportFrom: the embedded run(s) the † marks were measured against (report --transport)
+	TransportFrom string         `json:"transport_from,omitempty"`
+	Throughput    ThroughputJSON `json:"throughput"`
+	Overall       LatencyJSON    `json:"overall"`
+	Collections   []LatencyJSON  `json:"collections"`
+	Warnings      []string       `json:"warnings"`
 }
 
 // GoLiveJSON: seconds is the transition time, or the time to failure when failed.
@@ -74,6 +76,8 @@ type LatencyJSON struct {
 	UpsertS        float64 `json:"upsert_s"`
 	ShareOfWallPct float64 `json:"share_of_wall_pct"`
 	WireDominated  bool    `json:"wire_dominated"`
+	// TransportSharePct: remote − embedded as a share of this mean (report --transport)
+	TransportSharePct *float64 `json:"transport_share_pct,omitempty"`
 }
 
 func secs(ns int64) float64 { return float64(ns) / 1e9 }
@@ -83,16 +87,32 @@ func round3(v float64) float64 {
 	return math.Round(v*1000) / 1000
 }
 
-func latency(name string, st analyze.Stats, wall, read, upsert int64, share float64, remote bool) LatencyJSON {
+func latency(name string, st analyze.Stats, wall, read, upsert int64, share float64, remote bool, o RunOptions) LatencyJSON {
 	l := LatencyJSON{Name: name, Count: st.Count, MeanUs: st.MeanNs / 1000, MedianUs: st.MedianNs / 1000, P95Us: st.P95Ns / 1000,
 		P99Us: st.P99Ns / 1000, MinUs: float64(st.MinNs) / 1000, MaxUs: float64(st.MaxNs) / 1000,
 		WallS: secs(wall), ReadS: secs(read), UpsertS: secs(upsert), ShareOfWallPct: round3(share)}
 	l.WireDominated = remote && st.Count > 0 && l.MeanUs < WireDominatedUs
+	if t, ok := o.TransportSharePct[name]; ok && remote && st.Count > 0 { // measured, not the rule of thumb
+		v := round3(t)
+		l.TransportSharePct = &v
+		l.WireDominated = t >= TransportDominatesPct
+	}
 	return l
 }
 
+// RunOptions add to a run's report what other runs measured.
+type RunOptions struct {
+	// TransportSharePct is, per collection, the transport's share of this run's mean
+	// upsert, measured against embedded runs of the same workload (TransportFrom):
+	// † then marks the collections where it is at least TransportDominatesPct.
+	TransportSharePct map[string]float64
+	TransportFrom     string
+}
+
 // BuildRun turns a summary into the report's data (shared by every format).
-func BuildRun(s *analyze.RunSummary) *RunJSON {
+func BuildRun(s *analyze.RunSummary) *RunJSON { return buildRun(s, RunOptions{}) }
+
+func buildRun(s *analyze.RunSummary, o RunOptions) *RunJSON {
 	m := s.Run.Manifest
 	t := m.Timings
 	remote := m.TargetMode == runfmt.TargetRemote
@@ -123,9 +143,12 @@ func BuildRun(s *analyze.RunSummary) *RunJSON {
 	if t.LoadWallNs > 0 {
 		all = 100
 	}
-	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, all, false)
+	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, all, false, o)
 	for _, c := range s.Collections {
-		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct, remote))
+		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct, remote, o))
+	}
+	if o.TransportSharePct != nil && remote {
+		r.TransportFrom = o.TransportFrom
 	}
 	return r
 }
@@ -192,7 +215,12 @@ func orNone(s string) string {
 
 // WriteRun renders one run's report.
 func WriteRun(w io.Writer, s *analyze.RunSummary, f Format) error {
-	r := BuildRun(s)
+	return WriteRunWith(w, s, f, RunOptions{})
+}
+
+// WriteRunWith is WriteRun with what other runs measured (RunOptions).
+func WriteRunWith(w io.Writer, s *analyze.RunSummary, f Format, o RunOptions) error {
+	r := buildRun(s, o)
 	switch f {
 	case JSON:
 		return WriteJSON(w, r)
@@ -351,7 +379,16 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	if md {
 		p("\n")
 	}
-	if anyWire {
+	if anyWire && r.TransportFrom != "" {
+		var parts []string
+		for _, i := range order {
+			if l := r.Collections[i]; l.WireDominated && l.TransportSharePct != nil {
+				parts = append(parts, fmt.Sprintf("%s %s %%", l.Name, Fixed(*l.TransportSharePct, 0)))
+			}
+		}
+		p("† measured against the embedded run(s) %s: remote - embedded is at least %s %% of the remote mean (%s); the wire dominates, not a write-path cost.\n",
+			r.TransportFrom, Fixed(TransportDominatesPct, 0), strings.Join(parts, ", "))
+	} else if anyWire {
 		p("† remote latency is end-to-end (protobuf, loopback round trip, server deframing): below %s µs the wire dominates; not a write-path cost.\n", Fixed(WireDominatedUs, 0))
 	}
 	p("wall s of a collection excludes its primary-key listing; ALL wall s is the load wall-clock.\n")

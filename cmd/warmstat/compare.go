@@ -29,7 +29,11 @@ func compareCommand() *cli.Command {
 			"Refuses (exit 3, no comparison printed) when a recorded condition differs between or within groups:\n" +
 			"  " + strings.Join(analyze.ContractFields(), ", ") + "\n" +
 			"(the build is expected to differ between A and B, and the server version with it, never within a group),\n" +
-			"and when a run appears twice (a copied run directory, or the same run on both sides).\n\n" +
+			"and when a run appears twice (a copied run directory, or the same run on both sides).\n" +
+			"Two groups of one build (the same build label) that differ only in target mode (load --target-mode\n" +
+			"embedded) are not refused:\n" +
+			"compare then prints what the transport costs per collection, remote - embedded per upsert with its\n" +
+			"interval across runs and its share of the remote figure (a measurement of gRPC, not a build verdict).\n\n" +
 			"Gates (--gate COLLECTION/METRIC, default the dominant collection's mean and */ingest) are listed with\n" +
 			"their outcome whenever --gate, --fail-on-regression or --require-verdict is given.\n" +
 			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with\n" +
@@ -66,11 +70,27 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageError(cmd, "--format: %v", err)
 	}
-	c, err := buildComparison(cmd, cmd.Args().Get(0), cmd.Args().Get(1), f)
+	groups, opts, err := loadComparison(cmd, cmd.Args().Get(0), cmd.Args().Get(1), f)
 	if err != nil {
 		return err
 	}
 	out := cmd.Root().Writer
+	// one build, remote against embedded: the transport, measured (with --allow-mismatch
+	// the user asks for a comparison of builds despite the difference)
+	if _, _, ok := analyze.TargetModes(groups[0], groups[1]); ok && groups[0].Build == groups[1].Build && !cmd.IsSet("allow-mismatch") {
+		if cmd.IsSet("gate") || cmd.Bool("fail-on-regression") || cmd.Bool("require-verdict") {
+			return usageError(cmd, "A and B are one build in two target modes: that measures the transport, not a build (no gates)")
+		}
+		t, err := analyze.Transport(groups[0], groups[1], opts)
+		if err != nil {
+			return refused(cmd, f, err, opts, groups)
+		}
+		return report.WriteTransport(out, t, f)
+	}
+	c, err := analyze.Compare(groups[0], groups[1], opts)
+	if err != nil {
+		return refused(cmd, f, err, opts, groups)
+	}
 	if err := report.WriteCompare(out, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
 	}
@@ -97,26 +117,39 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 // buildComparison loads both groups and compares them. A refusal prints, for JSON, a
 // refusal document on stdout and returns the *analyze.Refusal (exit 3).
 func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*analyze.Comparison, error) {
+	groups, opts, err := loadComparison(cmd, pathA, pathB, f)
+	if err != nil {
+		return nil, err
+	}
+	c, err := analyze.Compare(groups[0], groups[1], opts)
+	if err != nil {
+		return nil, refused(cmd, f, err, opts, groups)
+	}
+	return c, nil
+}
+
+// loadComparison reads the options and loads both groups.
+func loadComparison(cmd *cli.Command, pathA, pathB string, f report.Format) ([]*analyze.Group, analyze.CompareOptions, error) {
 	q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
 	if err != nil {
-		return nil, usageError(cmd, "--quantiles: %v", err)
+		return nil, analyze.CompareOptions{}, usageError(cmd, "--quantiles: %v", err)
 	}
 	method, err := analyze.ParseMethod(cmd.String("method"))
 	if err != nil {
-		return nil, usageError(cmd, "--method: %v", err)
+		return nil, analyze.CompareOptions{}, usageError(cmd, "--method: %v", err)
 	}
 	gate := cmd.Bool("fail-on-regression") || cmd.Bool("require-verdict") || cmd.IsSet("gate")
 	opts := analyze.CompareOptions{ThresholdPct: cmd.Float("threshold"), Method: method, Resamples: cmd.Int("resamples"),
 		Seed: uint64(cmd.Int("seed")), Quantiles: q, AllowMismatch: cmd.StringSlice("allow-mismatch"), Gate: gate, Gates: cmd.StringSlice("gate")}
 	if opts.Resamples == 0 { // to analyze, 0 means its default; a user who typed 0 meant 0
-		return nil, usageError(cmd, "--resamples 0: bootstrap resamples must be from 100 to 1,000,000")
+		return nil, opts, usageError(cmd, "--resamples 0: bootstrap resamples must be from 100 to 1,000,000")
 	}
 	load := analyze.LoadOptions{IncludeUnverified: cmd.Bool("include-unverified")}
 	groups := make([]*analyze.Group, 2)
 	for i, p := range []string{pathA, pathB} {
 		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, load)
 		if err != nil {
-			return nil, refused(cmd, f, err, opts, groups)
+			return nil, opts, refused(cmd, f, err, opts, groups)
 		}
 		for k, e := range g.Excluded {
 			if strings.HasPrefix(e.Reason, "unverified") {
@@ -125,11 +158,7 @@ func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*a
 		}
 		groups[i] = g
 	}
-	c, err := analyze.Compare(groups[0], groups[1], opts)
-	if err != nil {
-		return nil, refused(cmd, f, err, opts, groups)
-	}
-	return c, nil
+	return groups, opts, nil
 }
 
 // refused writes, for JSON output, the refusal document that goes with a refusal.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -277,6 +280,46 @@ func importedAgainstLoad(t *testing.T, fixture, run, gcLog string) {
 	}
 }
 
+// The same workload applied by the embedded writer: a verified run of target mode
+// embedded; compare of the remote replay against it prints the transport's cost per
+// collection (not a verdict), report --transport marks by that measurement, and a live
+// run against the embedded one is refused (source mode differs too).
+func embeddedAgainstReplay(t *testing.T, wl, release string, remote *runfmt.Manifest) {
+	t.Helper()
+	out, stderr, code := runCLI(t, "load", "--replay", wl, "--target-mode", "embedded", "--evita-version", release, "--server-heap", "1g",
+		"--out", filepath.Join("runs", "embedded"), "--build", "replay", "--run-id", "embedded")
+	if code != 0 || !strings.Contains(out, "RUN_STATUS=MEASUREMENT-DONE-embedded") || !strings.Contains(out, "(embedded)") {
+		t.Fatalf("load --target-mode embedded: %d\n%s\n%s", code, out, stderr)
+	}
+	m, err := runfmt.ReadManifest(filepath.Join("runs", "embedded", runfmt.ManifestFile))
+	if err != nil || m.TargetMode != runfmt.TargetEmbedded || m.Verification.Status != runfmt.Verified || m.Entities != remote.Entities ||
+		m.Dataset.Fingerprint != remote.Dataset.Fingerprint || m.WriterGC == nil || m.Server.Address != "" {
+		t.Fatalf("embedded run: %v %+v", err, m)
+	}
+	out, stderr, code = runCLI(t, "compare", "--format", "json", filepath.Join("runs", "replay"), filepath.Join("runs", "embedded"))
+	var tc report.TransportJSON
+	if err := json.Unmarshal([]byte(out), &tc); code != 0 || err != nil || tc.Kind != "transport-cost" || len(tc.Rows) != len(remote.Collections) {
+		t.Fatalf("compare remote embedded: exit %d %v\n%s\n%s", code, err, out, stderr)
+	}
+	for _, r := range tc.Rows {
+		if r.RemoteUs == nil || r.EmbeddedUs == nil || r.CostUs == nil || math.Abs(*r.RemoteUs-*r.EmbeddedUs-*r.CostUs) > 1e-6 || r.CostLowUs != nil {
+			t.Fatalf("transport row %+v", r)
+		}
+	}
+	out, _, code = runCLI(t, "compare", filepath.Join("runs", "embedded"), filepath.Join("runs", "replay"))
+	if code != 0 || !strings.Contains(out, "what the transport costs: remote B (1 run) - embedded A (1 run)") || !strings.Contains(out, "not a verdict on a build") {
+		t.Fatalf("compare embedded remote: %d\n%s", code, out)
+	}
+	out, stderr, code = runCLI(t, "report", "--format", "json", filepath.Join("runs", "replay"), "--transport", filepath.Join("runs", "embedded"))
+	var rj report.RunJSON
+	if err := json.Unmarshal([]byte(out), &rj); code != 0 || err != nil || rj.TransportFrom == "" || rj.Collections[0].TransportSharePct == nil {
+		t.Fatalf("report --transport: %d %v\n%s", code, err, stderr)
+	}
+	if _, stderr, code := runCLI(t, "compare", filepath.Join("runs", "a"), filepath.Join("runs", "embedded")); code != 3 || !strings.Contains(stderr, "source-mode differs") {
+		t.Fatalf("live against embedded: %d %s", code, stderr)
+	}
+}
+
 // extract reads the snapshot once (a reader alone); load --replay loads it with the
 // writer alone, verified, with the live load's dataset fingerprint; a replayed run is
 // not compared with a live one (source mode differs); a damaged workload, or a subset
@@ -316,6 +359,7 @@ func replayedAgainstLoad(t *testing.T, pristine, release string, live *runfmt.Ma
 	if code != 3 || !slices.Contains(fields, "source-mode") {
 		t.Fatalf("live against replay: exit %d, mismatches %v\n%s", code, fields, stderr)
 	}
+	embeddedAgainstReplay(t, wl, release, m)
 	// refused before any server starts, one line each
 	raw, _ := os.ReadFile(wl)
 	damaged := filepath.Join("runs", "damaged.wsw")

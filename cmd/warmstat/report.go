@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -30,6 +31,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			quantilesFlag(),
+			&cli.StringFlag{Name: "transport", Usage: "EMBEDDED_RUN (a run or a group of runs, load --target-mode embedded, of the same workload and build): † marks the collections whose remote latency is mostly the transport, as measured, not by the 1,000 µs rule"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
@@ -51,7 +53,41 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return report.WriteRun(cmd.Root().Writer, s, f)
+			var o report.RunOptions
+			if p := cmd.String("transport"); p != "" {
+				if o, err = transportOptions(run, p, q); err != nil {
+					return err
+				}
+			}
+			return report.WriteRunWith(cmd.Root().Writer, s, f, o)
 		},
 	}
+}
+
+// transportOptions measures the transport's share of each collection of a remote run
+// against embedded runs of the same workload and build (analyze.Transport's rules: any
+// other difference is refused).
+func transportOptions(run *runfmt.Run, embeddedPath string, q analyze.Quantiles) (report.RunOptions, error) {
+	if run.Manifest.TargetMode != runfmt.TargetRemote {
+		return report.RunOptions{}, fmt.Errorf("--transport: %s is a %s run; the transport's share is measured on a remote one", run.Dir, run.Manifest.TargetMode)
+	}
+	remote := &analyze.Group{Name: "remote", Path: run.Dir, Build: run.Manifest.Build.Label, Runs: []*runfmt.Run{run}}
+	emb, err := analyze.LoadGroup("embedded", embeddedPath, analyze.LoadOptions{})
+	if err != nil {
+		return report.RunOptions{}, fmt.Errorf("--transport: %w", err)
+	}
+	if _, mode, ok := analyze.TargetModes(remote, emb); !ok || mode != runfmt.TargetEmbedded {
+		return report.RunOptions{}, fmt.Errorf("--transport: %s holds no embedded runs alone (load --target-mode embedded)", embeddedPath)
+	}
+	t, err := analyze.Transport(remote, emb, analyze.CompareOptions{Quantiles: q})
+	if err != nil {
+		return report.RunOptions{}, fmt.Errorf("--transport %s: %w", embeddedPath, err)
+	}
+	o := report.RunOptions{TransportSharePct: map[string]float64{}, TransportFrom: embeddedPath}
+	for _, r := range t.Rows {
+		if r.SharePct != nil {
+			o.TransportSharePct[r.Collection] = *r.SharePct
+		}
+	}
+	return o, nil
 }
