@@ -203,6 +203,29 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		c.Window, c.Manifest.WriterProfile = sc.Profiler.Window, sc.Profiler.Record()
 	}
+	// the writer's CPU during the load window, sampled inside the profiler's window
+	var loadCPU *int64
+	var cpu0 time.Duration
+	cpu0Err := errors.New("no load window")
+	profWindow := c.Window
+	c.Window = func(phase string, begin bool) error {
+		var err error
+		if begin && profWindow != nil {
+			err = profWindow(phase, begin)
+		}
+		if phase == runfmt.PhaseLoad && begin {
+			cpu0, cpu0Err = writer.CPU()
+		} else if phase == runfmt.PhaseLoad && cpu0Err == nil {
+			if cpu1, err := writer.CPU(); err == nil {
+				v := (cpu1 - cpu0).Nanoseconds()
+				loadCPU = &v
+			}
+		}
+		if !begin && profWindow != nil {
+			err = profWindow(phase, begin)
+		}
+		return err
+	}
 	if w.ew != nil {
 		c.Embedded = w.ew
 	} else {
@@ -238,6 +261,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// moved into place: a run at --out is complete, never rewritten
 	c.finalize = func(dir string, m *runfmt.Manifest, runErr error) error {
 		var err error
+		m.Server.LoadCPUNs = loadCPU
 		if runErr != nil { // did a server fail? give the watch its moment (see withCause)
 			select {
 			case <-runCtx.Done():

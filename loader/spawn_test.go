@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -365,7 +366,8 @@ func TestSpawnedReplay(t *testing.T) {
 		t.Fatalf("%d JVMs ran during the replayed load, want the writer alone", jvms)
 	}
 	if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.SourceMode() != runfmt.SourceReplay || m.Reader.MaxHeapBytes != nil ||
-		m.Reader.JVM != nil || m.Entities != int64(st.Entities) || m.WriterGC == nil || m.Dataset.SnapshotSHA256 != info.Header.SnapshotSHA256 {
+		m.Reader.JVM != nil || m.Entities != int64(st.Entities) || m.WriterGC == nil || m.Dataset.SnapshotSHA256 != info.Header.SnapshotSHA256 ||
+		m.Server.LoadCPUNs == nil || *m.Server.LoadCPUNs <= 0 || *m.Server.LoadCPUNs > 2*int64(runtime.NumCPU())*m.Timings.LoadWallNs {
 		t.Fatalf("replayed run: %+v", m)
 	}
 	if _, err := os.Stat(filepath.Join(work, "reader-logs")); !os.IsNotExist(err) {

@@ -315,6 +315,9 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	if c := m.Loader.CPUNs; c != nil {
 		clock = append(clock, []string{"  loader CPU", Seconds(*c), Fixed(*s.LoaderCPUPct, 1) + " % of wall: the loader process's own CPU"})
 	}
+	if c := m.Server.LoadCPUNs; c != nil && t.LoadWallNs > 0 {
+		clock = append(clock, []string{"  writer CPU", Seconds(*c), Fixed(float64(*c)/float64(t.LoadWallNs), 2) + " cores on average: the writer JVM's CPU during the load"})
+	}
 	clock = append(clock, [][]string{
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},

@@ -140,6 +140,9 @@ type Server struct {
 	Build *ServerBuild `json:"build,omitempty"`
 	// JVM is the Java VM that ran it, when warmstat started it; nil = unknown.
 	JVM *JVM `json:"jvm,omitempty"`
+	// LoadCPUNs is the writer JVM's CPU time (user + system, every thread) during the
+	// load window, when warmstat started it (from /proc); nil = unknown.
+	LoadCPUNs *int64 `json:"load_cpu_ns,omitempty"`
 }
 
 // Reader is the process that reads the source: the Java harness's JVM, or the

@@ -293,7 +293,7 @@ func embeddedAgainstReplay(t *testing.T, wl, release string, remote *runfmt.Mani
 	}
 	m, err := runfmt.ReadManifest(filepath.Join("runs", "embedded", runfmt.ManifestFile))
 	if err != nil || m.TargetMode != runfmt.TargetEmbedded || m.Verification.Status != runfmt.Verified || m.Entities != remote.Entities ||
-		m.Dataset.Fingerprint != remote.Dataset.Fingerprint || m.WriterGC == nil || m.Server.Address != "" {
+		m.Dataset.Fingerprint != remote.Dataset.Fingerprint || m.WriterGC == nil || m.Server.Address != "" || m.Server.LoadCPUNs == nil {
 		t.Fatalf("embedded run: %v %+v", err, m)
 	}
 	out, stderr, code = runCLI(t, "compare", "--format", "json", filepath.Join("runs", "replay"), filepath.Join("runs", "embedded"))
