@@ -82,7 +82,8 @@ evita:
 	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh
 
 # warmstat's embedded writer (load/ab --target-mode embedded: the engine in one JVM, no
-# transport) compiled against a fetched release's jars, cached per build beside them:
+# transport) compiled against a fetched release's jars, cached per build in
+# $WARMSTAT_CACHE/embedded (default ~/.cache/warmstat/embedded):
 # make embedded [EVITA_VERSION=2026.2.3]. load and ab also compile it on first use.
 embedded: build
 	./$(BIN) embedded-writer --evita-version "$(EVITA_VERSION)"

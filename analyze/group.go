@@ -356,6 +356,10 @@ func values(g *Group, f contractField) []string {
 
 // detail says what a difference changes in what is timed, where that is known.
 func detail(field, a, b string) string {
+	if field == "target-mode" {
+		return "remote and embedded runs of one build (the same build label) are compared as the transport's cost; " +
+			"runs of different builds in different target modes are not comparable"
+	}
 	if field == "writer-profile" {
 		return "a profiler samples the writer while it works, and its cost is in every figure of a profiled run; " +
 			"compare profiled runs only with runs profiled the same way"

@@ -72,11 +72,7 @@ func Transport(a, b *Group, o CompareOptions) (*TransportCost, error) {
 		}
 		ref.Mismatches = append(ref.Mismatches, m)
 	}
-	if a.Build != b.Build {
-		ref.Mismatches = append(ref.Mismatches, Mismatch{Field: "build", A: []Setting{{Value: a.Build}}, B: []Setting{{Value: b.Build}},
-			Detail: "the transport's cost is remote − embedded on one build"})
-	}
-	for _, name := range transportBuild {
+	for _, name := range append([]string{"build"}, transportBuild...) {
 		f := contractByName(name)
 		sa, sb := settings(values(a, f)), settings(values(b, f))
 		if len(sa) == 1 && len(sb) == 1 && sa[0].Value != sb[0].Value {
@@ -111,9 +107,10 @@ func contractByName(name string) contractField {
 	return contract[i]
 }
 
-// transportRow: the cost in µs is a Welch interval on the runs' means themselves (an
-// absolute difference); its share of the remote figure comes from the log-scale
-// interval of embedded/remote, share = 1 − ratio.
+// transportRow: the cost is remote − embedded of the runs' arithmetic mean upserts
+// (a Welch interval: an absolute difference); its share is that cost over the remote
+// mean, with a delta-method interval of the ratio embedded/remote on the same degrees
+// of freedom, so that the two columns tell one story.
 func transportRow(coll string, r, e side, level float64) TransportRow {
 	row := TransportRow{Collection: coll, RunsRemote: r.n(), RunsEmbedded: e.n()}
 	if r.n() == 0 || e.n() == 0 {
@@ -129,7 +126,7 @@ func transportRow(coll string, r, e side, level float64) TransportRow {
 	}
 	ru, eu := us(r), us(e)
 	rm, em := mean(ru), mean(eu)
-	cost, share := rm-em, 100*(1-math.Exp(e.mean()-r.mean()))
+	cost, share := rm-em, 100*(rm-em)/rm
 	row.RemoteUs, row.EmbeddedUs, row.CostUs, row.SharePct = &rm, &em, &cost, &share
 	if r.n() < 2 || e.n() < 2 {
 		row.Reason = fmt.Sprintf("%d remote run(s), %d embedded: an interval needs at least 2 per side", r.n(), e.n())
@@ -142,11 +139,22 @@ func transportRow(coll string, r, e side, level float64) TransportRow {
 	}
 	df := (qr + qe) * (qr + qe) / (qr*qr/float64(len(ru)-1) + qe*qe/float64(len(eu)-1))
 	df = math.Max(df, float64(min(len(ru), len(eu))-1))
-	h := tq(df, level) * math.Sqrt(qr+qe)
+	t := tq(df, level)
+	h := t * math.Sqrt(qr+qe)
 	lo, hi := cost-h, cost+h
 	row.CostLowUs, row.CostHighUs = &lo, &hi
-	llo, lhi := welch(r, e, level) // of log(embedded) − log(remote)
-	slo, shi := 100*(1-math.Exp(lhi)), 100*(1-math.Exp(llo))
+	ratio := em / rm
+	hr := t * ratio * math.Sqrt(qe/(em*em)+qr/(rm*rm))
+	slo, shi := 100*(1-ratio-hr), 100*(1-ratio+hr)
 	row.ShareLowPct, row.ShareHighPct = &slo, &shi
 	return row
+}
+
+// Dominated reports whether the transport is at least pct % of the remote figure:
+// proven by the interval's low end when there is one, else by the point estimate.
+func (r TransportRow) Dominated(pct float64) bool {
+	if r.ShareLowPct != nil {
+		return *r.ShareLowPct >= pct
+	}
+	return r.SharePct != nil && *r.SharePct >= pct
 }

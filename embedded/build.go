@@ -36,6 +36,7 @@ var converters = []string{
 	"io/evitadb/externalApi/grpc/generated/GrpcUpsertEntityRequest.class",
 	"io/evitadb/core/Evita.class",
 	"io/evitadb/server/EvitaServer.class",
+	"com/google/protobuf/Message.class", // the requests' parser
 }
 
 // ErrNoConverters: the build's jars lack evitaDB's gRPC converters (or its engine), so
@@ -49,7 +50,7 @@ func Check(src evitaserver.Source) error {
 		return err
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: evitaDB %s has no %s", ErrNoConverters, src.Ref, strings.TrimSuffix(strings.ReplaceAll(missing[0], "/", "."), ".class"))
+		return fmt.Errorf("%w: evitaDB %s has no %s", ErrNoConverters, name(src), strings.TrimSuffix(strings.ReplaceAll(missing[0], "/", "."), ".class"))
 	}
 	return nil
 }
@@ -74,7 +75,7 @@ func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string
 		return classes, nil
 	}
 	if progress != nil {
-		progress(fmt.Sprintf("compiling warmstat's embedded writer against evitaDB %s (once per build) into %s", src.Ref, dir))
+		progress(fmt.Sprintf("compiling warmstat's embedded writer against evitaDB %s (once per build) into %s", name(src), dir))
 	}
 	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
 		return "", err
@@ -94,7 +95,7 @@ func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string
 	}
 	cmd := exec.Command(javac(), "-nowarn", "-encoding", "UTF-8", "-d", filepath.Join(tmp, "classes"), "-cp", cp, srcFile)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling the embedded writer against evitaDB %s: %v\n%s", src.Ref, err, lastLines(string(out), 15))
+		return "", fmt.Errorf("compiling the embedded writer against evitaDB %s: %v\n%s", name(src), err, lastLines(string(out), 15))
 	}
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
 		if _, serr := os.Stat(classes); serr != nil { // not another warmstat's build that won the race
@@ -115,4 +116,12 @@ func javac() string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// name is how messages name a build: its reference, or for a long classpath its size.
+func name(src evitaserver.Source) string {
+	if len(src.Ref) <= 120 {
+		return src.Ref
+	}
+	return fmt.Sprintf("(a classpath of %d entries)", len(src.Classpath))
 }

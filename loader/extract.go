@@ -3,9 +3,9 @@ package loader
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -84,6 +84,9 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 		p := sp.collections[ty]
 		colStart := c.Now()
 		pks, err := src.PrimaryKeys(ctx, ty, p.source)
+		if err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("extraction interrupted listing %s: %w", ty, context.Cause(ctx))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", ty, err)
 		}
@@ -106,6 +109,9 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 			read += c.Now().Sub(t0).Nanoseconds()
 			if err == nil && len(ents) != len(batch) {
 				err = fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))
+			}
+			if err != nil && ctx.Err() != nil { // cut in flight by the interrupt: say so
+				return nil, fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), context.Cause(ctx))
 			}
 			if err != nil {
 				return nil, fmt.Errorf("reading %s: %w", ty, err)
@@ -174,10 +180,7 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
 	}
-	if sc.ServerHeap == 0 {
-		sc.ServerHeap = math.MaxInt64 // an extraction starts no writer: only the reader's heap is chosen
-	}
-	snap, err := snapshotSettings(&sc)
+	snap, err := snapshotSettings(&sc, "reader") // an extraction starts no writer
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +189,10 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 		return nil, err
 	}
 	var fault *evitaserver.Fault
-	defer func() { // remove what this call created; a failed server's logs are kept
+	startFailed := false // the reader died starting, or never became ready: its log is kept
+	defer func() {       // remove what this call created; a failed server's logs are kept
 		os.RemoveAll(filepath.Join(sc.WorkDir, "reader"))
-		if createdWork && fault == nil && err == nil {
+		if createdWork && fault == nil && !startFailed {
 			os.RemoveAll(sc.WorkDir)
 		}
 	}()
@@ -201,6 +205,7 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	c := Config{Progress: ec.Progress, Warnings: ec.Progress}
 	reader, _, err := sc.start(runCtx, stop, "reader", sc.ReaderHeap, snap.StorageCompress, map[string]string{sc.Catalog: pristine}, c)
 	if err != nil {
+		startFailed = !errors.Is(err, context.Canceled)
 		return nil, err
 	}
 	defer sc.discard(reader)
@@ -211,6 +216,7 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	defer src.Close()
 	wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
 	if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, nil); err != nil {
+		startFailed = ctx.Err() == nil // its catalog never settled: the log says why
 		return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
 	}
 	ec.Source, ec.SourceCatalog, ec.SourceMode, ec.SnapshotSHA256 = src, sc.Catalog, "spawn", before

@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
@@ -13,13 +14,28 @@ import (
 // it: the reader opens the snapshot with the snapshot's own storage.compress (the
 // writer's is a measurement condition and stays sc.Compress); a heap not given (0) is
 // chosen from the snapshot — 23 GB × scale + 1 GB for a seeded one, never below its
-// measured need — and a heap given below that need is refused, naming it.
-func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
+// measured need — and a heap given below that need is refused, naming it. Only the
+// heaps of the servers named (writer, reader) are settled: an extraction starts no
+// writer.
+func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot, error) {
+	type heap struct {
+		name string
+		heap *int64
+	}
+	var heaps []heap
+	for _, s := range servers {
+		switch s {
+		case "writer":
+			heaps = append(heaps, heap{s, &sc.ServerHeap})
+		case "reader":
+			heaps = append(heaps, heap{s, &sc.ReaderHeap})
+		}
+	}
 	info, err := evitaserver.ReadSnapshot(sc.Pristine, sc.Catalog)
 	if errors.Is(err, evitaserver.ErrNoSnapshotInfo) && sc.SnapshotCompress != nil {
 		// a snapshot made otherwise (a production export): its setting is the user's word,
 		// and there is nothing to size the heaps from
-		if sc.ServerHeap == 0 || sc.ReaderHeap == 0 {
+		if slices.ContainsFunc(heaps, func(h heap) bool { return *h.heap == 0 }) {
 			return nil, fmt.Errorf("%s: no metadata to choose heaps from: %w", evitaserver.SnapshotFile(sc.Pristine, sc.Catalog), ErrHeapsNeeded)
 		}
 		return &evitaserver.Snapshot{Catalog: sc.Catalog, StorageCompress: *sc.SnapshotCompress}, nil
@@ -40,10 +56,7 @@ func snapshotSettings(sc *SpawnConfig) (*evitaserver.Snapshot, error) {
 	if info.Seed != nil {
 		proposed = max(need, evitaserver.HeapForScale(info.Seed.Scale))
 	}
-	for _, h := range []struct {
-		name string
-		heap *int64
-	}{{"writer", &sc.ServerHeap}, {"reader", &sc.ReaderHeap}} {
+	for _, h := range heaps {
 		switch {
 		case *h.heap == 0 && proposed == 0:
 			return nil, fmt.Errorf("%s heap: the snapshot %s records neither a scale nor a live heap to choose one from", h.name, evitaserver.SnapshotFile(sc.Pristine, sc.Catalog))

@@ -20,7 +20,7 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := SpawnConfig{Pristine: dir, Catalog: "shop"}
-	info, err := snapshotSettings(&sc)
+	info, err := snapshotSettings(&sc, "writer", "reader")
 	if err != nil || !info.StorageCompress {
 		t.Fatal(err)
 	}
@@ -29,32 +29,32 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 		t.Fatalf("chosen heaps %d %d, want %d", sc.ServerHeap, sc.ReaderHeap, want)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", ServerHeap: need - 1}
-	_, err = snapshotSettings(&sc)
+	_, err = snapshotSettings(&sc, "writer", "reader")
 	var he *evitaserver.HeapError
 	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "measured at 2g when it was seeded") {
 		t.Fatalf("a heap below the need: %v", err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "other"}
-	if _, err := snapshotSettings(&sc); !errors.Is(err, evitaserver.ErrNoSnapshotInfo) {
+	if _, err := snapshotSettings(&sc, "writer", "reader"); !errors.Is(err, evitaserver.ErrNoSnapshotInfo) {
 		t.Fatalf("no metadata: %v", err)
 	}
 	// a snapshot made otherwise: the user says how it is stored, and gives the heaps
 	no, yes := false, true
 	sc = SpawnConfig{Pristine: dir, Catalog: "other", SnapshotCompress: &no}
-	if _, err := snapshotSettings(&sc); !errors.Is(err, ErrHeapsNeeded) {
+	if _, err := snapshotSettings(&sc, "writer", "reader"); !errors.Is(err, ErrHeapsNeeded) {
 		t.Fatalf("no metadata, no heaps: %v", err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "other", SnapshotCompress: &no, ServerHeap: 1 << 30, ReaderHeap: 1 << 30}
-	if info, err := snapshotSettings(&sc); err != nil || info.StorageCompress {
+	if info, err := snapshotSettings(&sc, "writer", "reader"); err != nil || info.StorageCompress {
 		t.Fatalf("no metadata, said uncompressed: %+v %v", info, err)
 	}
 	// a word contradicting the metadata is refused, not silently preferred
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", SnapshotCompress: &no}
-	if _, err := snapshotSettings(&sc); err == nil || !strings.Contains(err.Error(), "records storage.compress=true") {
+	if _, err := snapshotSettings(&sc, "writer", "reader"); err == nil || !strings.Contains(err.Error(), "records storage.compress=true") {
 		t.Fatalf("contradiction: %v", err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", SnapshotCompress: &yes}
-	if _, err := snapshotSettings(&sc); err != nil {
+	if _, err := snapshotSettings(&sc, "writer", "reader"); err != nil {
 		t.Fatal(err)
 	}
 }

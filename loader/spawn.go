@@ -76,7 +76,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
 		}
-		if snap, err = snapshotSettings(&sc); err != nil {
+		if snap, err = snapshotSettings(&sc, "writer", "reader"); err != nil {
 			return nil, err
 		}
 		heaps = map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}

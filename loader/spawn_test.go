@@ -376,4 +376,36 @@ func TestSpawnedReplay(t *testing.T) {
 	if sum, _ := workload.FileSHA256(wl); sum != info.SHA256 {
 		t.Fatal("the workload changed")
 	}
+
+	// the embedded writer killed mid-replay: the run ends with that cause named first,
+	// its manifest says aborted, and the writer's log is kept
+	r2, err := workload.Open(wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	work2 := filepath.Join(tmp, "work-killed")
+	c2 := loader.Config{Out: filepath.Join(tmp, "killed"), Replay: r2, ReplayPath: wl, ReplaySHA256: info.SHA256,
+		Manifest: runfmt.Manifest{RunID: "killed", Build: runfmt.Build{Label: "local"}}}
+	c2.AfterUpsert = func(_ string, n int) {
+		if n == 5 {
+			for _, pid := range evitatest.Processes(work2) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	res, err = loader.Spawn(ctx, loader.SpawnConfig{Server: src, WorkDir: work2, ServerHeap: 1 << 30, Compress: true, Probe: evitatest.Probe, Embedded: true}, c2)
+	if err == nil || !strings.HasPrefix(err.Error(), "the writer server (heap 1g) exited unexpectedly") || res == nil {
+		t.Fatalf("an embedded writer killed mid-replay: %v", err)
+	}
+	if m := res.Manifest; m.Outcome.Status != runfmt.OutcomeAborted || !strings.Contains(m.Outcome.Detail, "writer server") || m.ExitCode != 1 ||
+		m.TargetMode != runfmt.TargetEmbedded {
+		t.Fatalf("manifest of the killed replay: %+v", m.Outcome)
+	}
+	if _, err := os.Stat(filepath.Join(work2, "writer-logs", "server.log")); err != nil {
+		t.Fatalf("the killed writer's log was not kept: %v", err)
+	}
+	if pids := evitatest.Processes(work2); len(pids) != 0 {
+		t.Fatalf("JVMs left: %v", pids)
+	}
 }

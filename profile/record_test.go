@@ -19,9 +19,10 @@ import (
 	"github.com/warmstat/warmstat/profile"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/seed"
+	"github.com/warmstat/warmstat/workload"
 )
 
-// A real spawned load with each profiler: the manifest lists the profiler, its
+// A real spawned load (a replay: the writer alone) with each profiler: the manifest lists the profiler, its
 // version, the event and engine the recording states, the interval and the measured
 // control cost; each phase (load, goLive) has a recording, an interactive flame graph,
 // folded stacks and a pprof profile that pprof itself reads, with the writer's own
@@ -35,6 +36,14 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5); err != nil {
 		t.Fatal(err)
 	}
+	// the snapshot read once; every mode's load replays it with the writer alone (what is
+	// profiled is the writer, and no reader competes with it for the cores)
+	wl := filepath.Join(tmp, "shop.wsw")
+	info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: filepath.Join(tmp, "extract"),
+		ReaderHeap: 1 << 30, Probe: evitatest.Probe}, loader.ExtractConfig{Out: wl, BatchSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range profile.Modes {
 		t.Run(mode, func(t *testing.T) {
 			work := filepath.Join(tmp, "work-"+mode)
@@ -43,10 +52,14 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
-				ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe, Profiler: rec}
+			sc := loader.SpawnConfig{Server: src, WorkDir: work, ServerHeap: 1 << 30, Compress: true, Probe: evitatest.Probe, Profiler: rec}
+			r, err := workload.Open(wl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
 			out := filepath.Join(tmp, "runs", mode)
-			res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, BatchSize: 100,
+			res, err := loader.Spawn(ctx, sc, loader.Config{Out: out, Replay: r, ReplayPath: wl, ReplaySHA256: info.SHA256,
 				Manifest: runfmt.Manifest{RunID: mode, Build: runfmt.Build{Label: "local"}}})
 			if err != nil {
 				t.Fatal(err)

@@ -307,6 +307,9 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	}
 	if s.LoopOverheadNs != nil {
 		what := "the loader's own time and key listing (neither upsert nor batch read)"
+		if m.SourceMode() == runfmt.SourceReplay {
+			what = "the loader's own time (neither upsert nor reading the workload)"
+		}
 		if m.TargetMode == runfmt.TargetEmbedded && m.Loader.Name == runfmt.LoaderWarmstat {
 			what = "the loader's own time and handing each request to the embedded writer (pipe, protobuf parsing), outside its upsert clock"
 		}

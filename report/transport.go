@@ -62,7 +62,7 @@ func WriteTransport(w io.Writer, t *analyze.TransportCost, f Format) error {
 			share = Fixed(*r.SharePct, 1) + " %"
 		}
 		name := r.Collection
-		if r.SharePct != nil && *r.SharePct >= TransportDominatesPct {
+		if r.Dominated(TransportDominatesPct) {
 			name += " †"
 		}
 		rows = append(rows, []string{name, us(r.RemoteUs), us(r.EmbeddedUs), us(r.CostUs), ci, share, sci})
@@ -79,8 +79,8 @@ func WriteTransport(w io.Writer, t *analyze.TransportCost, f Format) error {
 			delete(reasons, r.Reason)
 		}
 	}
-	p("† the transport is at least %s %% of the remote figure: the remote latency of that collection is mostly gRPC, not the write path.\n",
-		Fixed(TransportDominatesPct, 0))
+	p("† the transport is at least %s %% of the remote figure (the share interval's low end; the estimate where there is no interval):\n"+
+		"  that collection's remote latency is mostly gRPC, not the write path.\n", Fixed(TransportDominatesPct, 0))
 	return nil
 }
 

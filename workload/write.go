@@ -42,6 +42,11 @@ func Create(path string, h Header, catalog *pb.GrpcCatalogSchema, schemas []*pb.
 	if err != nil {
 		return nil, err
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600; a workload is shared like a run
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		f.Close()

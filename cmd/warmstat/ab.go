@@ -109,8 +109,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	default:
 		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
 	}
-	if cmd.Bool("replay") && cmd.Bool("prefetch") {
-		return usageError(cmd, "--prefetch overlaps fetches from a source server; a replay reads its workload file")
+	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
+		return usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
 	}
 	if w := cmd.Int("warmup"); w < 0 || w > 10 {
 		return usageError(cmd, "--warmup %d: must be 0 to 10", w)

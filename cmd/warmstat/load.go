@@ -125,6 +125,13 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	default:
 		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
 	}
+	if !spawn {
+		for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
+			if cmd.IsSet(f) {
+				return usageError(cmd, "--%s names a server for warmstat to start; attach mode (--target) uses the running one", f)
+			}
+		}
+	}
 	if !spawn && cmd.IsSet("writer-profile") {
 		return usageError(cmd, "--writer-profile needs spawn mode (--pristine, or --replay without --target): warmstat must start the writer to profile it")
 	}

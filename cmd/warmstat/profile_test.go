@@ -12,7 +12,7 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
-// Two real builds (the two newest releases) loaded with the writer profiled, and one
+// Two real builds (the two newest releases) replaying one workload with the writer profiled, and one
 // unprofiled: profile shows each run's hottest frames by phase in every format,
 // profile --diff explains the change between the builds per upsert (the self
 // shares add up to the whole change), report and table say the runs were profiled,
@@ -25,9 +25,14 @@ func TestProfileTwoRealBuilds(t *testing.T) {
 	if out, stderr, code := runCLI(t, "seed", "--pristine", "pristine", "--catalog", "shop", "--scale", "0.002", "--evita-version", newer.Ref, "--heap", "1g"); code != 0 {
 		t.Fatalf("seed: %d %s %s", code, out, stderr)
 	}
+	// read once; every load replays it with the writer alone (the writer is what is profiled)
+	if out, stderr, code := runCLI(t, "extract", "--pristine", "pristine", "--catalog", "shop", "--evita-version", newer.Ref, "--reader-heap", "1g",
+		"--out", "shop.wsw"); code != 0 {
+		t.Fatalf("extract: %d %s %s", code, out, stderr)
+	}
 	load := func(id, version string, extra ...string) {
 		t.Helper()
-		args := append([]string{"load", "--pristine", "pristine", "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
+		args := append([]string{"load", "--replay", "shop.wsw", "--server-heap", "1g",
 			"--out", filepath.Join("runs", id), "--build", version, "--run-id", id, "--evita-version", version}, extra...)
 		if out, stderr, code := runCLI(t, args...); code != 0 {
 			t.Fatalf("load %s: %d\n%s\n%s", id, code, out, stderr)

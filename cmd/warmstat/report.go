@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -69,7 +71,7 @@ func reportCommand() *cli.Command {
 // other difference is refused).
 func transportOptions(run *runfmt.Run, embeddedPath string, q analyze.Quantiles) (report.RunOptions, error) {
 	if run.Manifest.TargetMode != runfmt.TargetRemote {
-		return report.RunOptions{}, fmt.Errorf("--transport: %s is a %s run; the transport's share is measured on a remote one", run.Dir, run.Manifest.TargetMode)
+		return report.RunOptions{}, fmt.Errorf("--transport: %s is an %s run; the transport's share is measured on a remote one", run.Dir, run.Manifest.TargetMode)
 	}
 	remote := &analyze.Group{Name: "remote", Path: run.Dir, Build: run.Manifest.Build.Label, Runs: []*runfmt.Run{run}}
 	emb, err := analyze.LoadGroup("embedded", embeddedPath, analyze.LoadOptions{})
@@ -77,9 +79,21 @@ func transportOptions(run *runfmt.Run, embeddedPath string, q analyze.Quantiles)
 		return report.RunOptions{}, fmt.Errorf("--transport: %w", err)
 	}
 	if _, mode, ok := analyze.TargetModes(remote, emb); !ok || mode != runfmt.TargetEmbedded {
-		return report.RunOptions{}, fmt.Errorf("--transport: %s holds no embedded runs alone (load --target-mode embedded)", embeddedPath)
+		return report.RunOptions{}, fmt.Errorf("--transport: the runs in %s are not all embedded (load --target-mode embedded)", embeddedPath)
 	}
 	t, err := analyze.Transport(remote, emb, analyze.CompareOptions{Quantiles: q})
+	var ref *analyze.Refusal
+	if errors.As(err, &ref) { // bad input for a report (exit 1), named field by field
+		var lines []string
+		for _, m := range ref.Mismatches {
+			lines = append(lines, report.MismatchLine(m))
+		}
+		for _, d := range ref.Duplicates {
+			lines = append(lines, "run "+d.RunID+" is on both sides")
+		}
+		return report.RunOptions{}, fmt.Errorf("--transport %s: not the same workload, build and conditions as %s in another target mode: %s",
+			embeddedPath, run.Dir, strings.Join(lines, "; "))
+	}
 	if err != nil {
 		return report.RunOptions{}, fmt.Errorf("--transport %s: %w", embeddedPath, err)
 	}

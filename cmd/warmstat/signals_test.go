@@ -55,6 +55,8 @@ func startWarmstat(t *testing.T, args ...string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(warmstatBinary(t), args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.err
+	// a test binary that dies (a timeout) takes its warmstat with it, and so its JVMs
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +91,9 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 
 // Ctrl-C and SIGTERM on a real warmstat process with real servers: one Ctrl-C ends the
 // load between upserts with its manifest (interrupted); a second Ctrl-C ends warmstat
-// at once even while an upsert is stuck (the writer JVM is frozen with SIGSTOP); SIGTERM
-// ends it at once. Every JVM it started is gone afterwards.
+// at once even while an upsert is stuck (the writer JVM is frozen with SIGSTOP); one
+// Ctrl-C ends an extraction between batches, leaving nothing; SIGTERM ends it at once
+// (an embedded replay). Every JVM it started is gone afterwards.
 func TestSignals(t *testing.T) {
 	src := evitatest.Server(t)
 	tmp := t.TempDir()
@@ -98,10 +101,13 @@ func TestSignals(t *testing.T) {
 	if out, stderr, code := runCLI(t, "seed", "--pristine", pristine, "--catalog", "shop", "--scale", "0.003", "--evita-version", src.Ref, "--heap", "1g"); code != 0 {
 		t.Fatalf("seed: %d %s %s", code, out, stderr)
 	}
-	load := func(id string) (*process, string) {
+	load := func(id string, source ...string) (*process, string) {
 		work := filepath.Join(tmp, "work-"+id)
-		p := startWarmstat(t, "load", "--pristine", pristine, "--catalog", "shop", "--evita-version", src.Ref, "--server-heap", "1g",
-			"--reader-heap", "1g", "--out", filepath.Join(tmp, "runs", id), "--work", work, "--build", "b", "--run-id", id, "--batch-size", "10")
+		if source == nil {
+			source = []string{"--pristine", pristine, "--catalog", "shop", "--reader-heap", "1g", "--batch-size", "10"}
+		}
+		p := startWarmstat(t, append([]string{"load", "--evita-version", src.Ref, "--server-heap", "1g",
+			"--out", filepath.Join(tmp, "runs", id), "--work", work, "--build", "b", "--run-id", id}, source...)...)
 		waitFor(t, 3*time.Minute, "the load of "+id+" to upsert", func() bool {
 			files, _ := filepath.Glob(filepath.Join(tmp, "runs", "."+id+".partial-*", runfmt.EntitiesFile))
 			if len(files) == 0 {
@@ -155,8 +161,34 @@ func TestSignals(t *testing.T) {
 	noJVM(work)
 	t.Logf("second Ctrl-C ended warmstat %s after it was sent", time.Since(begin).Round(time.Millisecond))
 
-	// SIGTERM: at once
-	p, work = load("c")
+	// extract: one Ctrl-C stops it between batches; no workload, no temporary, no JVM
+	wl := filepath.Join(tmp, "shop.wsw")
+	if out, stderr, code := runCLI(t, "extract", "--pristine", pristine, "--catalog", "shop", "--evita-version", src.Ref, "--reader-heap", "1g", "--out", wl); code != 0 {
+		t.Fatalf("extract: %d %s %s", code, out, stderr)
+	}
+	cut := filepath.Join(tmp, "cut", "shop.wsw")
+	os.MkdirAll(filepath.Dir(cut), 0o755)
+	p = startWarmstat(t, "extract", "--pristine", pristine, "--catalog", "shop", "--evita-version", src.Ref, "--reader-heap", "1g",
+		"--batch-size", "1", "--out", cut)
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) { // the file is created as reading starts
+		if tmps, _ := filepath.Glob(filepath.Join(tmp, "cut", ".shop.wsw.partial-*")); len(tmps) > 0 {
+			break
+		}
+		if time.Now().After(end) || p.exited(0) != -1 {
+			t.Fatalf("the extraction never started writing\n%s", p.err.String())
+		}
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	if code := p.exited(time.Minute); code != 1 || !strings.Contains(p.err.String(), "extraction interrupted in") {
+		t.Fatalf("extract after one Ctrl-C: exit %d\n%s", code, p.err.String())
+	}
+	if left, _ := os.ReadDir(filepath.Join(tmp, "cut")); len(left) != 0 {
+		t.Fatalf("an interrupted extraction left %v", left)
+	}
+	noJVM(filepath.Join(tmp, "cut"))
+
+	// SIGTERM, here on an embedded replay (the writer alone, warmstat's own JVM): at once
+	p, work = load("c", "--replay", wl, "--target-mode", "embedded")
 	begin = time.Now()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.exited(15 * time.Second); code != 143 {
