@@ -49,26 +49,22 @@ func Start(ctx context.Context, c evitaserver.Config, classes string) (*Writer, 
 	}
 	w := &Writer{wf: cmdW, rf: repR, w: bufio.NewWriterSize(cmdW, 64<<10), r: bufio.NewReaderSize(repR, 4<<10)}
 	c.Main, c.AddClasspath, c.ExtraFiles = MainClass, []string{classes}, []*os.File{cmdR, repW}
-	hello := make(chan error, 1)
-	var once sync.Once
+	// the writer says hello once its engine is open: one read, which every probe waits for
+	// (closing the pipes ends it if the JVM never gets there)
+	ready := make(chan struct{})
+	var helloErr error
+	go func() {
+		defer close(ready)
+		msg, err := w.reply()
+		if err == nil {
+			w.Version = strings.TrimPrefix(strings.TrimPrefix(string(msg), "ready "), "null")
+		}
+		helloErr = err
+	}()
 	c.Probe = func(pctx context.Context, _ string) error {
-		once.Do(func() {
-			go func() {
-				msg, err := w.reply()
-				if err == nil {
-					w.Version = strings.TrimPrefix(strings.TrimPrefix(string(msg), "ready "), "null")
-				}
-				hello <- err
-			}()
-		})
 		select {
-		case err := <-hello:
-			if err != nil {
-				hello <- err // every later probe sees it too
-				return err
-			}
-			hello <- nil
-			return nil
+		case <-ready:
+			return helloErr
 		case <-pctx.Done():
 			return errors.New("the embedded writer has not opened its engine yet")
 		}
@@ -260,10 +256,4 @@ func (w *Writer) Close(grace time.Duration) error {
 		err = nil // it had already exited: Stop's account is the one that matters
 	}
 	return errors.Join(err, serr)
-}
-
-// IsRefusal reports whether err is the engine's refusal (not a broken writer).
-func IsRefusal(err error) bool {
-	var re *remoteError
-	return errors.As(err, &re)
 }

@@ -327,30 +327,17 @@ func (s *Session) EntitySchema(ctx context.Context, entityType string) (*pb.Grpc
 // Replicate applies a replication plan: global attributes, then entity bodies, plain
 // references and reflected references, one UpdateEntitySchema per entity per pass.
 func (s *Session) Replicate(ctx context.Context, p ReplicationPlan) error {
-	if len(p.Catalog) > 0 {
+	return p.Apply(func(ms []*pb.GrpcLocalCatalogSchemaMutation) error {
 		tctx, cancel := s.timed(ctx)
-		_, err := s.c.sess.UpdateCatalogSchema(tctx, &pb.GrpcUpdateCatalogSchemaRequest{SchemaMutations: p.Catalog})
-		cancel()
-		if err != nil {
-			return wrap("UpdateCatalogSchema", err)
-		}
-	}
-	for _, m := range p.Bodies {
+		defer cancel()
+		_, err := s.c.sess.UpdateCatalogSchema(tctx, &pb.GrpcUpdateCatalogSchemaRequest{SchemaMutations: ms})
+		return wrap("UpdateCatalogSchema", err)
+	}, func(entityType string) error {
 		tctx, cancel := s.timed(ctx)
-		_, err := s.c.sess.DefineEntitySchema(tctx, &pb.GrpcDefineEntitySchemaRequest{EntityType: m.GetEntityType()})
-		cancel()
-		if err != nil {
-			return wrap("DefineEntitySchema "+m.GetEntityType(), err)
-		}
-	}
-	for _, pass := range [][]*pb.GrpcModifyEntitySchemaMutation{p.Bodies, p.Plain, p.Reflected} {
-		for _, m := range pass {
-			if err := s.UpdateEntitySchema(ctx, m); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		defer cancel()
+		_, err := s.c.sess.DefineEntitySchema(tctx, &pb.GrpcDefineEntitySchemaRequest{EntityType: entityType})
+		return wrap("DefineEntitySchema "+entityType, err)
+	}, func(m *pb.GrpcModifyEntitySchemaMutation) error { return s.UpdateEntitySchema(ctx, m) })
 }
 
 // UpdateEntitySchema applies one entity's schema mutations.

@@ -71,6 +71,32 @@ func PlanReplication(cat *pb.GrpcCatalogSchema, entities []*pb.GrpcEntitySchema)
 	return p
 }
 
+// Apply walks the plan in the order a target must receive it — the catalog's
+// mutations, every collection defined, then the bodies, plain and reflected passes —
+// handing each step to the writer's own calls (a remote session, the embedded writer).
+// Deferred mutations are not part of it: they apply after the load.
+func (p ReplicationPlan) Apply(catalog func([]*pb.GrpcLocalCatalogSchemaMutation) error, define func(entityType string) error,
+	update func(*pb.GrpcModifyEntitySchemaMutation) error) error {
+	if len(p.Catalog) > 0 {
+		if err := catalog(p.Catalog); err != nil {
+			return err
+		}
+	}
+	for _, m := range p.Bodies {
+		if err := define(m.GetEntityType()); err != nil {
+			return err
+		}
+	}
+	for _, pass := range [][]*pb.GrpcModifyEntitySchemaMutation{p.Bodies, p.Plain, p.Reflected} {
+		for _, m := range pass {
+			if err := update(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ReflectedNames are the reflected references of an entity schema (never copied).
 func ReflectedNames(e *pb.GrpcEntitySchema) map[string]bool {
 	out := map[string]bool{}

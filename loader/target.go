@@ -76,8 +76,8 @@ func (s remoteSession) goLive(ctx context.Context, stall, confirm time.Duration,
 func (s remoteSession) count(ctx context.Context, ty string) (int, error) { return s.s.Count(ctx, ty) }
 func (s remoteSession) close(ctx context.Context) error                   { return s.s.Close(ctx) }
 
-// embeddedTarget replicates the schema as a remote server's session would receive it
-// (evita.Session.Replicate's steps, message for message).
+// embeddedTarget replicates the schema as a remote server's session receives it: the
+// same walk (evita.ReplicationPlan.Apply), message for message.
 type embeddedTarget struct{ w *embedded.Writer }
 
 func (t embeddedTarget) createCatalog(_ context.Context, name string, replace bool, plan evita.ReplicationPlan) error {
@@ -106,28 +106,15 @@ func (t embeddedTarget) createCatalog(_ context.Context, name string, replace bo
 }
 
 func (t embeddedTarget) replicate(p evita.ReplicationPlan) error {
-	if len(p.Catalog) > 0 {
-		req, err := proto.Marshal(&pb.GrpcUpdateCatalogSchemaRequest{SchemaMutations: p.Catalog})
+	return p.Apply(func(ms []*pb.GrpcLocalCatalogSchemaMutation) error {
+		req, err := proto.Marshal(&pb.GrpcUpdateCatalogSchemaRequest{SchemaMutations: ms})
 		if err != nil {
 			return err
 		}
-		if err := t.w.UpdateCatalogSchema(req); err != nil {
-			return err
-		}
-	}
-	for _, m := range p.Bodies {
-		if err := t.w.DefineEntitySchema(m.GetEntityType()); err != nil {
-			return err
-		}
-	}
-	for _, pass := range [][]*pb.GrpcModifyEntitySchemaMutation{p.Bodies, p.Plain, p.Reflected} {
-		for _, m := range pass {
-			if err := (embeddedSession{w: t.w}).updateEntitySchema(context.Background(), m); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return t.w.UpdateCatalogSchema(req)
+	}, t.w.DefineEntitySchema, func(m *pb.GrpcModifyEntitySchemaMutation) error {
+		return (embeddedSession{w: t.w}).updateEntitySchema(context.Background(), m)
+	})
 }
 
 func (t embeddedTarget) open(_ context.Context, catalog string, write bool) (targetSession, error) {
