@@ -23,10 +23,14 @@ fmt-check:
 # The server-backed tests run against the newest release `make evita` fetched (and the
 # tests comparing builds against the two newest); WARMSTAT_REQUIRE_SERVER=1 makes a
 # missing server a failure instead of a skip (.ci/run sets it). Server tests of the
-# packages take turns on the machine (a lock), hence the generous timeout.
+# packages take turns on the machine (a lock), hence the generous timeout. The small
+# pristine snapshot most spawn tests read is seeded once for all packages, in a
+# directory made for this run and removed after it (WARMSTAT_TEST_SHARED).
 TESTFLAGS ?=
 test: vet fmt-check
-	WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
+	@shared=$$(mktemp -d "$${TMPDIR:-/tmp}/warmstat-test-shared-XXXXXX") && trap 'rm -rf "$$shared"' EXIT && \
+	echo 'WARMSTAT_TEST_SHARED='"$$shared"' WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...' && \
+	WARMSTAT_TEST_SHARED="$$shared" WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:

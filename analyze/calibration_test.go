@@ -178,6 +178,11 @@ func calibrate(method Method, g generator, runs, trials, n int, effect, threshol
 		}
 		c := &Comparison{A: &Group{Name: "A"}, B: &Group{Name: "B"}, Collections: []string{"Product"}, Dominant: "Product",
 			Options: CompareOptions{ThresholdPct: threshold, Method: method, Resamples: 400, Seed: seed + uint64(t), Quantiles: QuantilesJava}}
+		if method == methodPaired { // run i of A ran beside run i of B
+			for i := range runs {
+				c.pairs = append(c.pairs, [2]int{i, i})
+			}
+		}
 		rng2 := rand.New(rand.NewPCG(uint64(t), seed))
 		for _, k := range calibrated {
 			r, _ := c.row(k.coll, k.m, ra, rb, rng2)
@@ -233,18 +238,23 @@ func TestCompareCalibration(t *testing.T) {
 // the true change (+5 %) in at least 93 % of trials, under the noise the interval
 // assumes and under three it does not: heavy-tailed run-to-run noise, one outlier
 // run among five, slow drift across an interleaved series; and with the 0.1 s clocks
-// of an imported report. The figures per generator are in BenchmarkCalibration.
+// of an imported report — for welch-t and for paired-t (run i of A beside run i of B),
+// whose rows go through the same figures, rounding widening included. The figures per
+// generator are in BenchmarkCalibration; the paired rule's own series are in
+// TestPairedCalibration.
 func TestCompareCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration takes a few seconds")
 	}
-	for _, name := range []string{"lognormal", "heavy-tailed", "one-outlier", "drift-interleaved", "0.1s-clock", "0.1s-clock-quiet"} {
-		c := calibrate(methodWelch, generatorNamed(name), 5, 400, 500, 1.05, 0, 21)
-		for _, k := range calibrated {
-			// rows without an interval (identical readings) are not counted: with quiet runs
-			// and a 0.1 s clock most goLive rows have none
-			if cov := c.coverage(k.m); cov < 0.93 || c.judged[k.m] < 25 {
-				t.Errorf("%s, 5 runs: %s interval holds the true change in %.1f%% of %d judged trials (need 93%%)", name, k.m, 100*cov, c.judged[k.m])
+	for _, method := range []Method{methodWelch, methodPaired} {
+		for _, name := range []string{"lognormal", "heavy-tailed", "one-outlier", "drift-interleaved", "0.1s-clock", "0.1s-clock-quiet"} {
+			c := calibrate(method, generatorNamed(name), 5, 400, 500, 1.05, 0, 21)
+			for _, k := range calibrated {
+				// rows without an interval (identical readings) are not counted: with quiet runs
+				// and a 0.1 s clock most goLive rows have none
+				if cov := c.coverage(k.m); cov < 0.93 || c.judged[k.m] < 25 {
+					t.Errorf("%s, %s, 5 runs: %s interval holds the true change in %.1f%% of %d judged trials (need 93%%)", method, name, k.m, 100*cov, c.judged[k.m])
+				}
 			}
 		}
 	}

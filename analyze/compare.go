@@ -30,11 +30,14 @@ const (
 // ParseMethod validates an interval method's name.
 func ParseMethod(s string) (Method, error) {
 	switch Method(s) {
-	case methodWelch, methodTwoStage, methodCluster:
+	case methodWelch, methodTwoStage, methodCluster, methodPaired:
 		return Method(s), nil
 	}
-	return "", fmt.Errorf("unknown method %q (use %s, %s or %s)", s, methodWelch, methodTwoStage, methodCluster)
+	return "", fmt.Errorf("unknown method %q (use %s, %s, %s or %s)", s, methodWelch, methodPaired, methodTwoStage, methodCluster)
 }
+
+// Paired is the paired method's name (a series' pairs; CompareOptions.Pairs).
+const Paired = methodPaired
 
 // Bootstrap reports whether the method resamples (and so depends on a seed).
 func (m Method) Bootstrap() bool { return m == methodTwoStage || m == methodCluster }
@@ -67,6 +70,9 @@ type CompareOptions struct {
 	// Level is the intervals' confidence (0 = 0.95). A series that looks repeatedly
 	// asks for more (SequentialPlan.Level).
 	Level float64
+	// Pairs are the series' pairs, for Method paired-t: each run of A with the run of B
+	// beside it in time. Runs in no pair are left out of a paired comparison.
+	Pairs []Pair
 }
 
 // OptionError is an option value analyze cannot work with. Option is the
@@ -136,6 +142,11 @@ type Row struct {
 	// ResolutionPct is how much the interval was widened on each side for the
 	// clocks' rounding (nil for exact clocks).
 	ResolutionPct *float64 `json:"resolution_pct,omitempty"`
+	// Pairs and PairCVPct (paired-t only): the pairs the row rests on, and one run's
+	// noise once its pair partner is known — the SD of the pairs' log differences
+	// over √2, the noise the paired interval is built from.
+	Pairs     *int     `json:"pairs,omitempty"`
+	PairCVPct *float64 `json:"within_pair_cv_pct,omitempty"`
 	// Reason says why there is no interval (verdict insufficient).
 	Reason string `json:"reason,omitempty"`
 }
@@ -158,7 +169,8 @@ type Comparison struct {
 	Gates      []GateResult
 	Advice     *Advice
 	Notes      []string
-	prefetch   bool // the runs overlapped source reads with upserts (a condition equal on both sides)
+	prefetch   bool     // the runs overlapped source reads with upserts (a condition equal on both sides)
+	pairs      [][2]int // paired-t: indices into A's and B's runs
 }
 
 // Comparable is false when allowed mismatches make the comparison's figures those of
@@ -196,6 +208,17 @@ func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
 	}
 	ra, rb := both[:len(a.Runs)], both[len(a.Runs):]
 	c := &Comparison{A: a, B: b, Options: o, Mismatches: allowed}
+	if o.Method == methodPaired {
+		if c.pairs, err = pairIndex(a, b, o.Pairs); err != nil {
+			return nil, err
+		}
+		if len(c.pairs) == 0 {
+			return nil, &OptionError{"Pairs", "", "paired-t compares the pairs of a series: none given"}
+		}
+		if la, lb := len(a.Runs)-len(c.pairs), len(b.Runs)-len(c.pairs); la > 0 || lb > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%d run(s) of %s and %d of %s are in no pair of the series: the paired rows leave them out", la, a.Name, lb, b.Name))
+		}
+	}
 	c.prefetch = slices.ContainsFunc(append(slices.Clone(a.Runs), b.Runs...), func(r *runfmt.Run) bool { return r.Manifest.Conditions.Prefetch })
 	c.Collections, c.Dominant, c.Notes = collectionOrder(a, b)
 	c.computeRows(ra, rb)
@@ -402,6 +425,10 @@ func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand
 		cv := math.Sqrt((variance(sa.y)*float64(sa.n()-1) + variance(sb.y)*float64(sb.n()-1)) / df)
 		r.CVPct = pct(cv)
 	}
+	if c.pairs != nil {
+		c.pairedRow(&r, sa, sb, scale)
+		return r, notes
+	}
 	switch {
 	case sa.n() < 2 || sb.n() < 2:
 		r.Reason = fmt.Sprintf("%d run(s) in A, %d in B: an interval needs at least 2 per side", sa.n(), sb.n())
@@ -471,18 +498,34 @@ type Advice struct {
 	CVPct       float64
 	HalfWidths  [][2]float64 // {runs per build, half-width %}
 	RunsToClear [][2]float64 // {change %, runs per build}; a change that needs more than 1,000 runs is left out
+	// Paired: CVPct is the within-pair noise of a series' pairs, and the run counts
+	// are pairs (one run per build each) under the paired interval.
+	Paired bool
 }
 
 func advise(c *Comparison) *Advice {
 	var ref *Row
 	for i := range c.Rows {
 		r := &c.Rows[i]
-		if r.CVPct != nil && ((r.Collection == c.Dominant && r.Metric == metricMean) || (ref == nil && r.Metric == metricLoadWall)) {
+		known := r.CVPct != nil && (c.pairs == nil || r.PairCVPct != nil)
+		if known && ((r.Collection == c.Dominant && r.Metric == metricMean) || (ref == nil && r.Metric == metricLoadWall)) {
 			ref = r
 		}
 	}
 	if ref == nil {
 		return nil
+	}
+	if ref.PairCVPct != nil {
+		a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.PairCVPct, Paired: true}
+		for _, n := range []int{2, 3, 5} {
+			a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), 100 * (math.Exp(t975(float64(n-1))*math.Sqrt(2/float64(n))*math.Log1p(a.CVPct/100)) - 1)})
+		}
+		for _, e := range []float64{5, 10} {
+			if n := pairsToResolve(a.CVPct, e, c.Options.ThresholdPct); n > 0 {
+				a.RunsToClear = append(a.RunsToClear, [2]float64{e, float64(n)})
+			}
+		}
+		return a
 	}
 	a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.CVPct}
 	for _, n := range []int{2, 3, 5} {

@@ -29,6 +29,20 @@ type SequentialPlan struct {
 	// COLLECTION/METRIC with a known metric, the threshold a percentage below 100
 	ThresholdPct float64
 	Gates        []string
+	// Paired plans a series analysed by its pairs (paired-t). The paired interval has
+	// n-1 degrees of freedom: at 2 and 3 pairs (1 and 2) its intervals are too wide
+	// to resolve any change a series is run for, so a paired plan makes its first look
+	// at 3 pairs (FirstLook) and spends where the interval can use it: 10 % at 3
+	// pairs, 45 % at 4, the rest evenly over the later looks.
+	Paired bool
+}
+
+// FirstLook is the number of runs per side (pairs) at the first look.
+func (p SequentialPlan) FirstLook() int {
+	if p.Paired {
+		return min(max(p.MinRuns, 3), p.MaxRuns)
+	}
+	return p.MinRuns
 }
 
 // Check refuses a plan that cannot be run.
@@ -77,20 +91,28 @@ func checkGateForm(g string) error {
 
 // Level is the confidence of the interval at the look after n runs per side.
 func (p SequentialPlan) Level(n int) float64 {
-	n = min(max(n, p.MinRuns), p.MaxRuns)
-	looks := p.MaxRuns - p.MinRuns + 1
+	first := p.FirstLook()
+	n = min(max(n, first), p.MaxRuns)
+	looks := p.MaxRuns - first + 1
+	// the shares of the budget at the first, the second, and each later look
+	s1, s2 := 0.35, 0.25
+	if p.Paired && first == 3 {
+		s1, s2 = 0.10, 0.45
+	}
 	var share float64
 	switch {
 	case looks == 1:
 		share = 1
+	case looks == 2 && !p.Paired:
+		share = []float64{0.6, 0.4}[n-first]
 	case looks == 2:
-		share = []float64{0.6, 0.4}[n-p.MinRuns]
-	case n == p.MinRuns:
-		share = 0.35
-	case n == p.MinRuns+1:
-		share = 0.25
+		share = []float64{s1 / (s1 + s2), s2 / (s1 + s2)}[n-first]
+	case n == first:
+		share = s1
+	case n == first+1:
+		share = s2
 	default:
-		share = 0.40 / float64(looks-2)
+		share = (1 - s1 - s2) / float64(looks-2)
 	}
 	return 1 - p.AlphaPct/100*share
 }
@@ -107,6 +129,11 @@ type GateLook struct {
 	// MoreRuns projects how many further runs per side would resolve the gate at the
 	// noise seen so far (nil when resolved, or when even the plan's maximum would not).
 	MoreRuns *int `json:"more_runs,omitempty"`
+	// NoisePct is the noise the interval was built from: one run's within-pair noise
+	// (paired) or the between-run variation (unpaired); BetweenRunPct is the latter in
+	// both cases, for comparison.
+	NoisePct      *float64 `json:"noise_pct,omitempty"`
+	BetweenRunPct *float64 `json:"between_run_cv_pct,omitempty"`
 }
 
 // Resolved reports whether the gate has its answer.
@@ -117,6 +144,8 @@ func (g GateLook) Resolved() bool {
 // Look is one interim analysis of a series.
 type Look struct {
 	RunsA, RunsB int        `json:"-"`
+	Method       Method     `json:"method"`
+	Pairs        int        `json:"pairs,omitempty"` // paired: the pairs looked at
 	Level        float64    `json:"level"`
 	Gates        []GateLook `json:"gates"`
 	// Done: every gate is resolved, or the plan's maximum is reached.
@@ -133,24 +162,34 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 	if err := plan.Check(); err != nil {
 		return nil, err
 	}
-	if o.Method != "" && o.Method != methodWelch {
-		return nil, &OptionError{"Method", string(o.Method), "a series is analysed with welch-t, the interval its plan is calibrated for"}
+	if o.Method != "" && o.Method != methodWelch && o.Method != methodPaired {
+		return nil, &OptionError{"Method", string(o.Method), "a series is analysed with paired-t or welch-t, the intervals its plan is calibrated for"}
 	}
 	n := min(len(a.Runs), len(b.Runs))
+	if o.Method == methodPaired {
+		n = len(o.Pairs)
+	}
 	o.Level, o.Gate = plan.Level(n), true
+	early := n < plan.FirstLook() // a paired plan's first look is at 3 pairs: shown, not judged
 	c, err := Compare(a, b, o)
 	if err != nil {
 		return nil, err
 	}
-	l := &Look{RunsA: len(a.Runs), RunsB: len(b.Runs), Level: o.Level, Comparison: c}
+	l := &Look{RunsA: len(a.Runs), RunsB: len(b.Runs), Method: c.Options.Method, Pairs: len(c.pairs), Level: o.Level, Comparison: c}
 	done := true
 	for _, g := range c.Gates {
 		k := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Name() == g.Gate })
 		r := c.Rows[k]
 		gl := GateLook{Gate: g.Gate, RunsA: r.RunsA, RunsB: r.RunsB, DeltaPct: r.DeltaPct, LowPct: r.CILowPct, HighPct: r.CIHighPct,
-			Verdict: r.Verdict, Reason: r.Reason}
+			Verdict: r.Verdict, Reason: r.Reason, NoisePct: r.CVPct, BetweenRunPct: r.CVPct}
+		if r.Pairs != nil {
+			gl.NoisePct = r.PairCVPct
+		}
 		if r.Verdict == Unresolved && *r.CILowPct > -o.ThresholdPct && *r.CIHighPct < o.ThresholdPct {
 			gl.Verdict = Equivalent
+		}
+		if early && gl.Resolved() {
+			gl.Verdict, gl.Reason = Unresolved, fmt.Sprintf("the plan's first look is at %d pairs", plan.FirstLook())
 		}
 		if !gl.Resolved() {
 			done = false
@@ -166,15 +205,19 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 // interval, at the between-run noise and the change seen so far, would clear the
 // threshold one way or the other; nil when none up to the plan's maximum would.
 func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
-	if r.CVPct == nil || r.DeltaPct == nil {
+	noise, df := r.CVPct, func(m int) float64 { return float64(2*m - 2) }
+	if r.Pairs != nil { // paired: the within-pair noise, t(pairs - 1)
+		noise, df = r.PairCVPct, func(m int) float64 { return float64(m - 1) }
+	}
+	if noise == nil || r.DeltaPct == nil {
 		return nil
 	}
-	s := math.Log1p(*r.CVPct / 100)
+	s := math.Log1p(*noise / 100)
 	d := math.Log1p(*r.DeltaPct / 100)
 	tau := math.Log1p(thresholdPct / 100)
 	room := math.Abs(math.Abs(d) - tau) // to clear the threshold, or to fit inside it
 	for m := n + 1; m <= plan.MaxRuns; m++ {
-		if tq(float64(2*m-2), plan.Level(m))*s*math.Sqrt(2/float64(m)) < room {
+		if tq(df(m), plan.Level(m))*s*math.Sqrt(2/float64(m)) < room {
 			more := m - n
 			return &more
 		}

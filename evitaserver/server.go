@@ -59,6 +59,13 @@ type Config struct {
 	// ExtraFiles are inherited by the JVM as file descriptors 3, 4, ... (the embedded
 	// writer's pipes); Start closes its copies once the JVM has them.
 	ExtraFiles []*os.File
+	// NoClassArchive boots the JVM without a class-data archive (see ClassArchiveDir);
+	// by default Start maps the build's archive, made on the first start of that build.
+	NoClassArchive bool
+	// Note receives what Start does beside starting the JVM (making a class-data
+	// archive, or booting without one and why); nil drops it.
+	Note    func(string)
+	archive string // the class-data archive mapped, set by Start
 }
 
 // Server is a running evitaDB JVM that this process started.
@@ -87,8 +94,14 @@ func (c Config) jvmOptions(gcLog string) []string {
 	for _, p := range []string{"jdk.internal.misc", "java.lang", "java.lang.invoke", "java.math", "java.util"} {
 		opts = append(opts, "--add-opens", "java.base/"+p+"=ALL-UNNAMED")
 	}
+	if c.archive != "" {
+		opts = append(opts, "-XX:SharedArchiveFile="+c.archive)
+	}
 	return append(opts, c.JVMOptions...)
 }
+
+// ClassArchive is the class-data archive the JVM was started with ("" if none).
+func (s *Server) ClassArchive() string { return s.archive }
 
 // Args is the JVM command line for c (without the java binary).
 func (c Config) Args(port int, gcLog string) []string {
@@ -105,6 +118,12 @@ func (c Config) Args(port int, gcLog string) []string {
 		"api.endpoints.graphQL.enabled=false", "api.endpoints.rest.enabled="+strconv.FormatBool(c.REST),
 		"api.endpoints.lab.enabled=false", "api.endpoints.observability.enabled=false",
 		"api.maxEntitySizeInBytes=64MB")
+	if c.REST {
+		// REST answers a test's reads of whole catalogs; the defaults (2 s per request,
+		// 5 s per query) refuse a 500-entity page on a busy 2-core machine with HTTP 408
+		// (seen in CI). No benchmark server enables REST.
+		args = append(args, "api.requestTimeoutInMillis=300000", "server.queryTimeoutInMilliseconds=300000")
+	}
 	return append(args, c.Extra...)
 }
 
@@ -145,6 +164,12 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Java == "" {
+		c.Java = JavaBinary()
+	}
+	if c.archive == "" {
+		c.archive = classArchive(ctx, c, id)
+	}
 	release, err := reserveMemory(ctx, m, c.HeapBytes, c.WaitForMemory)
 	if err != nil {
 		return nil, err
@@ -177,9 +202,6 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 		return nil, fmt.Errorf("evitaserver: port %d is taken: %v", port, err)
 	} else {
 		l.Close()
-	}
-	if c.Java == "" {
-		c.Java = JavaBinary()
 	}
 	if c.Ready == 0 {
 		c.Ready = 3 * time.Minute
@@ -334,6 +356,9 @@ type JVM struct {
 	GC      string   // the collector the JVM chose or was told to use, e.g. G1
 	Options []string // the options warmstat passed
 	Flags   []string // the JVM's final flags (-XX:+PrintCommandLineFlags), ergonomics included
+	// ClassArchive is the class-data archive the JVM mapped ("" if none); CDSWarning is
+	// the JVM's own word when it was given one and booted without it.
+	ClassArchive, CDSWarning string
 }
 
 // JavaBinary is the java warmstat starts: $JAVA_HOME/bin/java, else java on PATH.
@@ -355,6 +380,9 @@ func (s *Server) JVM() (JVM, error) {
 	defer f.Close()
 	if err := j.read(f, s.Log); err != nil {
 		return j, err
+	}
+	if j.CDSWarning == "" {
+		j.ClassArchive = s.archive
 	}
 	return j, nil
 }
@@ -388,6 +416,9 @@ func (j *JVM) read(r io.Reader, name string) error {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 0; sc.Scan() && n < 2000; n++ {
 		line := strings.TrimSpace(sc.Text())
+		if strings.Contains(line, "][cds") && (strings.Contains(line, "[warning]") || strings.Contains(line, "[error]")) && j.CDSWarning == "" {
+			j.CDSWarning = line // e.g. an archive of another JVM build: the JVM boots without it
+		}
 		if k, v, ok := strings.Cut(line, " = "); ok {
 			switch k {
 			case "java.vendor":

@@ -3,9 +3,11 @@ package evitaserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,4 +125,42 @@ func TestTailDropsColourCodes(t *testing.T) {
 	if got := (&evitaserver.Server{Log: log}).Tail(2); got != "ERROR boom\nWARN two" {
 		t.Fatalf("tail %q", got)
 	}
+}
+
+// A server boots on its build's class-data archive, made by the first start of that
+// build (a boot of its own): the JVM really maps it (it is in /proc/<pid>/maps), the
+// manifest's record names it, and NoClassArchive boots without one.
+func TestClassArchive(t *testing.T) {
+	src := evitatest.Server(t)
+	ctx := context.Background()
+	var notes []string
+	start := func(no bool) *evitaserver.Server {
+		s, err := evitaserver.Start(ctx, evitaserver.Config{Server: src, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+			Probe: evitatest.Probe, NoClassArchive: no, Note: func(s string) { notes = append(notes, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Kill)
+		return s
+	}
+	s := start(false)
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Pid()))
+	if err != nil || s.ClassArchive() == "" || !strings.Contains(string(maps), s.ClassArchive()) {
+		t.Fatalf("the JVM did not map its archive %q (notes %v): %v", s.ClassArchive(), notes, err)
+	}
+	_, j := s.Record()
+	if j == nil || j.ClassArchive != filepath.Base(s.ClassArchive()) || !slices.Contains(j.Options, "-XX:SharedArchiveFile="+s.ClassArchive()) {
+		t.Fatalf("recorded JVM %+v", j)
+	}
+	if st, err := os.Stat(s.ClassArchive()); err != nil || filepath.Dir(s.ClassArchive()) != evitaserver.ClassArchiveDir() || st.Size() < 1<<20 {
+		t.Fatalf("archive %s: %v", s.ClassArchive(), err)
+	}
+	if leftover, _ := filepath.Glob(filepath.Join(evitaserver.ClassArchiveDir(), ".boot-*")); len(leftover) > 0 {
+		t.Fatalf("the archive's boot left %v", leftover)
+	}
+	n := start(true)
+	if _, j := n.Record(); n.ClassArchive() != "" || j == nil || j.ClassArchive != "" || strings.Contains(strings.Join(j.Options, " "), "SharedArchiveFile") {
+		t.Fatalf("NoClassArchive: %q %+v", n.ClassArchive(), j)
+	}
+	t.Logf("notes: %v", notes)
 }

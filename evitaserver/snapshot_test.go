@@ -76,4 +76,8 @@ func TestRESTIsAServerOption(t *testing.T) {
 	if !has(Config{}, "api.endpoints.rest.enabled=false") || !has(Config{REST: true}, "api.endpoints.rest.enabled=true") {
 		t.Fatal("REST must be off unless asked for")
 	}
+	// a benchmark server keeps evitaDB's own timeouts; a REST reader gets long ones
+	if has(Config{}, "api.requestTimeoutInMillis=300000") || !has(Config{REST: true}, "api.requestTimeoutInMillis=300000") {
+		t.Fatal("the request timeout is raised for REST readers only")
+	}
 }

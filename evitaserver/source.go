@@ -429,7 +429,11 @@ func (s *Server) Record() (*runfmt.ServerBuild, *runfmt.JVM) {
 	if err != nil {
 		return b, nil
 	}
-	return b, &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, Options: j.Options, Flags: j.Flags}
+	rj := &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, Options: j.Options, Flags: j.Flags}
+	if j.ClassArchive != "" {
+		rj.ClassArchive = filepath.Base(j.ClassArchive)
+	}
+	return b, rj
 }
 
 // ParseSource reads a server named in one word, as a series names its two builds:

@@ -85,7 +85,7 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 		colStart := c.Now()
 		pks, err := src.PrimaryKeys(ctx, ty, p.source)
 		if err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("extraction interrupted listing %s: %w", ty, context.Cause(ctx))
+			return nil, fmt.Errorf("extraction interrupted in %s while listing its primary keys: %w", ty, context.Cause(ctx))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", ty, err)

@@ -41,6 +41,9 @@ type SpawnConfig struct {
 	// same engine, settings and JVM rules, no transport. Only a replay can (the reader
 	// would be a server over gRPC again).
 	Embedded bool
+	// NoClassArchive boots both JVMs without the build's class-data archive
+	// (evitaserver.Config.NoClassArchive).
+	NoClassArchive bool
 	// KeepWriterStorage, if set, is where the writer's storage goes after the run: the
 	// writer is then closed gracefully, not killed (tests open it with a server).
 	KeepWriterStorage string
@@ -400,7 +403,8 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 		jvmOpts = sc.Profiler.JVMOptions()
 	}
 	cfg := evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
-		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts}
+		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts,
+		NoClassArchive: sc.NoClassArchive, Note: func(s string) { c.warnf("%s server: %s\n", role, s) }}
 	var s *evitaserver.Server
 	var ew *embedded.Writer
 	var err error

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -182,34 +181,16 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 // activates it and fails only during the load)
 const readerTestHeap = 48 << 20
 
-// small is the scale-0.001 compressed snapshot the spawn tests share: seeded once per
-// test binary (a snapshot is only ever read, and each run proves it unchanged).
-var small struct {
-	once sync.Once
-	dir  string
-	st   *seed.Stats
-	err  error
-}
-
+// smallSnapshot is the scale-0.001 compressed snapshot the spawn tests share with
+// other packages' (evitatest.SmallSnapshot).
 func smallSnapshot(t *testing.T, src evitaserver.Source) (string, *seed.Stats) {
 	t.Helper()
-	small.once.Do(func() {
-		if small.dir, small.err = os.MkdirTemp("", "warmstat-loader-snapshot-"); small.err == nil {
-			small.st, small.err = seed.Pristine(context.Background(), seed.PristineConfig{Server: src, Dir: filepath.Join(small.dir, "pristine"),
-				Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5)
-		}
-	})
-	if small.err != nil {
-		t.Fatal(small.err)
-	}
-	return filepath.Join(small.dir, "pristine"), small.st
+	return evitatest.SmallSnapshot(t, src)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if small.dir != "" {
-		os.RemoveAll(small.dir)
-	}
+	evitatest.RemoveShared()
 	os.Exit(code)
 }
 

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/warmstat/warmstat/internal/evitatest"
 )
 
 // noPerfJava: when set, this test binary is not a test run but a java launcher that
@@ -26,7 +28,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "no-perf launcher:", err)
 		os.Exit(98)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	evitatest.RemoveShared()
+	os.Exit(code)
 }
 
 // forbidPerfEvents installs a seccomp filter on every thread of this process (and so

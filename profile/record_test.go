@@ -18,7 +18,6 @@ import (
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/profile"
 	"github.com/warmstat/warmstat/runfmt"
-	"github.com/warmstat/warmstat/seed"
 	"github.com/warmstat/warmstat/workload"
 )
 
@@ -32,10 +31,7 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 	art := evitatest.Profiler(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	pristine := filepath.Join(tmp, "pristine")
-	if _, err := seed.Pristine(ctx, seed.PristineConfig{Server: src, Dir: pristine, Catalog: "shop", Heap: 1 << 30, Compress: true, Probe: evitatest.Probe}, seed.DefaultProfile(), 0.001, 5); err != nil {
-		t.Fatal(err)
-	}
+	pristine, _ := evitatest.SmallSnapshot(t, src)
 	// the snapshot read once; every mode's load replays it with the writer alone (what is
 	// profiled is the writer, and no reader competes with it for the cores)
 	wl := filepath.Join(tmp, "shop.wsw")

@@ -48,6 +48,7 @@ type CompareJSON struct {
 	Gates             []analyze.GateResult `json:"gates"`
 	ThresholdPct      float64              `json:"threshold_pct"`
 	Method            string               `json:"method"`
+	Pairs             []analyze.Pair       `json:"pairs,omitempty"` // paired-t: the series' pairs
 	Resamples         int                  `json:"resamples"`
 	Seed              uint64               `json:"seed"`
 	Quantiles         string               `json:"quantiles"`
@@ -172,7 +173,7 @@ func BuildCompare(c *analyze.Comparison, all bool) *CompareJSON {
 		AllowedMismatches: append([]string{}, o.AllowMismatch...), A: groupJSON(c.A), B: groupJSON(c.B), Rows: []analyze.Row{},
 		Excluded: append([]analyze.RunNote{}, c.Excluded...), Gates: append([]analyze.GateResult{}, c.Gates...),
 		ThresholdPct: o.ThresholdPct, Method: string(o.Method), Resamples: o.Resamples, Seed: o.Seed, Quantiles: string(o.Quantiles),
-		Dominant: c.Dominant, Notes: append([]string{}, c.Notes...)}
+		Dominant: c.Dominant, Notes: append([]string{}, c.Notes...), Pairs: o.Pairs}
 	for _, m := range c.Mismatches {
 		j.Mismatches = append(j.Mismatches, mismatchJSON(m))
 	}
@@ -201,6 +202,9 @@ func BuildCompare(c *analyze.Comparison, all bool) *CompareJSON {
 func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	na, nb := len(c.A.Runs), len(c.B.Runs)
 	out := []string{fmt.Sprintf("runs are the unit of replication (%d in A, %d in B); entities inside one run are not independent evidence", na, nb)}
+	if n := len(c.Options.Pairs); n > 0 {
+		out = append(out, fmt.Sprintf("paired: %d pairs of the series (each run of A with the run of B beside it in time); each row's interval is t over its pairs' log differences, so the machine's drift between pairs is not in it", n))
+	}
 	reasons := map[string][]string{}
 	var order []string
 	for _, r := range rows {
@@ -226,19 +230,23 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	if a.Collection == analyze.Overall {
 		name = string(a.Metric)
 	}
+	unit, noise := "runs per build", "between-run variation"
+	if a.Paired {
+		unit, noise = "pairs", "within-pair noise (one run's, once its pair partner is known)"
+	}
 	var widths []string
 	for i, w := range a.HalfWidths {
 		s := fmt.Sprintf("±%.1f %% with %d", w[1], int(w[0]))
 		if i == 0 {
-			s += " runs per build"
+			s += " " + unit
 		}
 		widths = append(widths, s)
 	}
-	out = append(out, fmt.Sprintf("observed between-run variation (%s): %.2f %%; a 95 %% interval is about %s",
-		name, a.CVPct, strings.Join(widths, ", ")))
+	out = append(out, fmt.Sprintf("observed %s (%s): %.2f %%; a 95 %% interval is about %s",
+		noise, name, a.CVPct, strings.Join(widths, ", ")))
 	var parts []string
 	for _, e := range a.RunsToClear {
-		parts = append(parts, fmt.Sprintf("a %.0f %% change needs %d runs per build", e[0], int(e[1])))
+		parts = append(parts, fmt.Sprintf("a %.0f %% change needs %d %s", e[0], int(e[1]), unit))
 	}
 	if len(parts) > 0 {
 		out = append(out, "to clear the ±"+Fixed(c.Options.ThresholdPct, 1)+" % noise threshold at this variation, "+strings.Join(parts, ", "))

@@ -195,6 +195,9 @@ type JVM struct {
 	GC      string   `json:"gc"`
 	Options []string `json:"options"`
 	Flags   []string `json:"flags"`
+	// ClassArchive is the class-data archive (AppCDS) the JVM booted with, by file name
+	// in warmstat's cache; empty when it booted without one.
+	ClassArchive string `json:"class_archive,omitempty"`
 }
 
 // Conditions are the settings that change what a run measures.

@@ -28,6 +28,7 @@ type PristineConfig struct {
 	// records with compression off).
 	Compress bool
 	Probe    func(context.Context, string) error
+	Note     func(string) // what the server's start does beside booting (evitaserver.Config.Note)
 }
 
 // Pristine seeds a catalog on a server of its own and leaves Dir/<catalog>/ as a
@@ -69,7 +70,7 @@ func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64,
 			os.RemoveAll(dir)
 		}
 	}()
-	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: pc.Server, DataDir: work, HeapBytes: pc.Heap, Compress: pc.Compress, Probe: pc.Probe})
+	srv, err := evitaserver.Start(ctx, evitaserver.Config{Server: pc.Server, DataDir: work, HeapBytes: pc.Heap, Compress: pc.Compress, Probe: pc.Probe, Note: pc.Note})
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type Config struct {
 	// Prepare, if set, readies the source before its first checksum: a replay series
 	// extracts its workload once, when it starts (and finds it there when resumed).
 	Prepare func(ctx context.Context) error
-	Compare analyze.CompareOptions // threshold, quantiles, gates; the method is welch-t
+	Compare analyze.CompareOptions // quantiles; the plan sets the method, threshold and gates
 	// OnRun is told about every finished run with the health of all runs so far;
 	// OnLook about every look. Either may be nil.
 	OnRun  func(s *State, e Entry)
@@ -48,7 +48,7 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct}
+	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct, Paired: !c.Plan.Unpaired}
 	if err := plan.Check(); err != nil {
 		return nil, err
 	}
@@ -320,6 +320,10 @@ func (s *State) look(c Config, plan analyze.SequentialPlan) (*analyze.Look, erro
 	o := c.Compare
 	o.Gates = c.Plan.Gates
 	o.ThresholdPct = c.Plan.ThresholdPct
+	o.Method = c.Plan.Method()
+	if !c.Plan.Unpaired {
+		o.Pairs = s.Pairs(c.Dir)
+	}
 	l, err := analyze.LookAt(a, b, plan, o)
 	rec := LookRecord{At: c.Now().UTC(), Runs: min(len(a.Runs), len(b.Runs)), Look: l}
 	if err != nil {

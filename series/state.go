@@ -55,6 +55,18 @@ type Plan struct {
 	// TargetMode "embedded": every run's writer is warmstat's embedded writer (a replay
 	// series only); "" is remote.
 	TargetMode string `json:"target_mode,omitempty"`
+	// Unpaired analyses the two sides as independent groups (welch-t); by default a
+	// series is analysed by its pairs (paired-t, analyze.SequentialPlan.Paired).
+	Unpaired bool `json:"unpaired,omitempty"`
+}
+
+// Method is the interval the series is analysed with.
+func (p Plan) Method() analyze.Method {
+	if p.Unpaired {
+		m, _ := analyze.ParseMethod("welch-t")
+		return m
+	}
+	return analyze.Paired
 }
 
 // Build is one side's server as named and as identified when the series started.
@@ -137,6 +149,9 @@ type Checksum struct {
 // ErrPlanDiffers is a series directory holding another plan than the one asked for.
 var ErrPlanDiffers = errors.New("the series was started with other arguments")
 
+// Read reads the series in dir (its series.json); (nil, nil) when dir holds none.
+func Read(dir string) (*State, error) { return load(dir) }
+
 // load reads dir's state; (nil, nil) when there is none yet.
 func load(dir string) (*State, error) {
 	b, err := os.ReadFile(filepath.Join(dir, File))
@@ -198,4 +213,31 @@ func (s *State) started(side, kind string) int {
 		}
 	}
 	return n
+}
+
+// Pairs are the series' pairs: the k-th finished measured run of A with the k-th of
+// B, in the order they ran — in an ABBA series the two runs of each A B or B A
+// (a run that failed and ran again later pairs with its slot's partner). dir is the
+// series directory; the pairs name run directories under it.
+func (s *State) Pairs(dir string) []analyze.Pair {
+	var a, b []Entry
+	for _, e := range s.Entries {
+		if e.Kind != Measured || e.Status != Done {
+			continue
+		}
+		if e.Side == "A" {
+			a = append(a, e)
+		} else {
+			b = append(b, e)
+		}
+	}
+	var out []analyze.Pair
+	for k := range min(len(a), len(b)) {
+		first := "A"
+		if b[k].Seq < a[k].Seq {
+			first = "B"
+		}
+		out = append(out, analyze.Pair{A: filepath.Join(dir, a[k].Dir), B: filepath.Join(dir, b[k].Dir), First: first})
+	}
+	return out
 }

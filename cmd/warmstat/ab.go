@@ -54,7 +54,8 @@ func abCommand() *cli.Command {
 			&cli.StringFlag{Name: "label-a", Usage: "build label of A's runs (default: its version)"},
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
 			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
-			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look"},
+			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
+			&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 			&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
 			&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
 			&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
@@ -162,7 +163,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
-		TargetMode: targetMode}
+		TargetMode: targetMode, Unpaired: cmd.Bool("unpaired")}
 	for _, s := range []string{"A", "B"} {
 		id, _ := sides[s].src.Identify()
 		b := series.Build{Spec: cmd.String(strings.ToLower(s)), Label: sides[s].label,
@@ -328,7 +329,13 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 	if l.Look == nil {
 		return
 	}
-	fmt.Fprintf(w, "look after %d runs per side (%.2f %% intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level)
+	unit := "run(s) per side"
+	if l.Look.Method == analyze.Paired {
+		unit = "pair(s)"
+		fmt.Fprintf(w, "look after %d pairs (%.2f %% paired-t intervals: the budget spent across the looks):\n", l.Look.Pairs, 100*l.Look.Level)
+	} else {
+		fmt.Fprintf(w, "look after %d runs per side (%.2f %% %s intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level, l.Look.Method)
+	}
 	for _, g := range l.Look.Gates {
 		line := fmt.Sprintf("  %-20s %-11s", g.Gate, g.Verdict)
 		if g.DeltaPct != nil {
@@ -339,14 +346,24 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 		}
 		switch {
 		case g.Resolved():
-		case g.MoreRuns != nil:
-			line += fmt.Sprintf("  about %d more run(s) per side would resolve it", *g.MoreRuns)
 		case g.Reason != "":
 			line += "  (" + g.Reason + ")"
+		case g.MoreRuns != nil:
+			line += fmt.Sprintf("  about %d more %s would resolve it", *g.MoreRuns, unit)
 		default:
-			line += fmt.Sprintf("  not resolvable within %d runs per side at this noise", s.Plan.MaxRuns)
+			line += fmt.Sprintf("  not resolvable within %d %s at this noise", s.Plan.MaxRuns, unit)
 		}
 		fmt.Fprintln(w, line)
+		if g.NoisePct != nil { // the machine's precision, before any verdict
+			noise := fmt.Sprintf("within-pair noise %.2f %% (between runs %s %%)", *g.NoisePct, opt(g.BetweenRunPct, 2))
+			if l.Look.Method != analyze.Paired {
+				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
+			}
+			if g.LowPct != nil {
+				noise += fmt.Sprintf("; the interval is ±%.1f %% now", (*g.HighPct-*g.LowPct)/2)
+			}
+			fmt.Fprintf(w, "  %-20s %s\n", "", noise)
+		}
 	}
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/series"
 )
 
 func compareCommand() *cli.Command {
@@ -158,7 +160,43 @@ func loadComparison(cmd *cli.Command, pathA, pathB string, f report.Format) ([]*
 		}
 		groups[i] = g
 	}
+	if err := seriesPairing(cmd, pathA, pathB, &opts); err != nil {
+		return nil, opts, err
+	}
 	return groups, opts, nil
+}
+
+// seriesPairing: two sides of one series (DIR/A and DIR/B, either way round) are
+// compared by the pairs its series.json records, unless --method says otherwise (or
+// the series was run --unpaired); --method paired-t anywhere else is refused.
+func seriesPairing(cmd *cli.Command, pathA, pathB string, opts *analyze.CompareOptions) error {
+	absA, errA := filepath.Abs(pathA)
+	absB, errB := filepath.Abs(pathB)
+	dir := filepath.Dir(absA)
+	sides := filepath.Base(absA) + filepath.Base(absB)
+	var st *series.State
+	if errA == nil && errB == nil && filepath.Dir(absB) == dir && (sides == "AB" || sides == "BA") {
+		var err error
+		if st, err = series.Read(dir); err != nil {
+			return err
+		}
+	}
+	explicit := cmd.IsSet("method")
+	switch {
+	case st == nil && opts.Method == analyze.Paired:
+		return usageError(cmd, "--method %s compares the pairs of a series: give its two sides, DIR/A and DIR/B", analyze.Paired)
+	case st == nil || explicit && opts.Method != analyze.Paired || !explicit && st.Plan.Unpaired:
+		return nil
+	}
+	pairs := st.Pairs(dir)
+	if sides == "BA" {
+		swap := map[string]string{"A": "B", "B": "A"}
+		for i, p := range pairs {
+			pairs[i].A, pairs[i].B, pairs[i].First = p.B, p.A, swap[p.First]
+		}
+	}
+	opts.Method, opts.Pairs = analyze.Paired, pairs
+	return nil
 }
 
 // refused writes, for JSON output, the refusal document that goes with a refusal.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -64,13 +65,17 @@ func TestREADMESequentialBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(strings.Fields(string(readme)), " ")
-	share := func(minRuns, maxRuns, n int) string { // the share of the budget spent at the look after n runs
-		p := analyze.SequentialPlan{MinRuns: minRuns, MaxRuns: maxRuns, AlphaPct: 5}
+	share := func(minRuns, maxRuns, n int, paired bool) string { // the share of the budget spent at the look after n runs
+		p := analyze.SequentialPlan{MinRuns: minRuns, MaxRuns: maxRuns, AlphaPct: 5, Paired: paired}
 		return strconv.FormatFloat((1-p.Level(n))/0.05*100, 'f', 0, 64) + " %"
 	}
-	want := "with three or more looks " + share(2, 4, 2) + " at the first, " + share(2, 4, 3) + " at the second, the rest evenly; with two looks " +
-		share(2, 3, 2) + " and " + share(2, 3, 3) + "; with one look (`--min-runs` = `--max-runs`) all of it"
-	if share(3, 3, 3) != "100 %" || share(2, 7, 4) != share(2, 7, 7) || !strings.Contains(text, want) {
+	pf := analyze.SequentialPlan{MinRuns: 2, MaxRuns: 10, Paired: true}
+	want := fmt.Sprintf("A paired series looks first at %d pairs (at 2 its interval has one degree of freedom) and spends %s of the budget there, %s at 4 pairs and the rest evenly after; ",
+		pf.FirstLook(), share(2, 10, 3, true), share(2, 10, 4, true)) +
+		"an `--unpaired` series looks from `--min-runs` on and spends " + share(2, 4, 2, false) + " at the first look, " + share(2, 4, 3, false) +
+		" at the second, the rest evenly (" + strings.TrimSuffix(share(2, 3, 2, false), " %") + "/" + strings.TrimSuffix(share(2, 3, 3, false), " %") +
+		" with two looks, all of it with one)"
+	if share(3, 3, 3, false) != "100 %" || share(2, 7, 4, false) != share(2, 7, 7, false) || share(2, 10, 5, true) != share(2, 10, 10, true) || !strings.Contains(text, want) {
 		t.Fatalf("the README does not state the budget as analyze spends it; want %q", want)
 	}
 }

@@ -189,6 +189,22 @@ func TestSpawnModeCommand(t *testing.T) {
 		}
 		return m
 	}
+	// the other builds replay the workload replayedAgainstLoad extracts (the writer
+	// alone: what is tested here is how a build is named and recorded)
+	replay := func(id string, server ...string) *runfmt.Manifest {
+		t.Helper()
+		args := append([]string{"load", "--replay", filepath.Join("runs", "shop.wsw"), "--server-heap", "1g",
+			"--out", filepath.Join("runs", id), "--build", id, "--run-id", id}, server...)
+		out, stderr, code := runCLI(t, args...)
+		if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "RUN_STATUS=MEASUREMENT-DONE-"+id) {
+			t.Fatalf("load --replay %v: %d\n%s\n%s", server, code, out, stderr)
+		}
+		m, err := runfmt.ReadManifest(filepath.Join(tmp, "runs", id, runfmt.ManifestFile))
+		if err != nil || m.SourceMode() != runfmt.SourceReplay || m.Server.Build == nil || m.Server.JVM == nil || len(m.Server.Build.ClasspathSHA256) != 64 {
+			t.Fatalf("%s: %v %+v", id, err, m)
+		}
+		return m
+	}
 	// a load that fails after its servers started leaves nothing it created
 	_, stderr, code = runCLI(t, "load", "--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g",
 		"--out", "runs/fail", "--build", "x", "--evita-version", older.Ref, "--collections", "Nope")
@@ -203,7 +219,7 @@ func TestSpawnModeCommand(t *testing.T) {
 	a := load("a", "--evita-version", older.Ref)
 	importedAgainstLoad(t, fixture, filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "a.work", "writer-logs", "gc.log"))
 	replayedAgainstLoad(t, pristine, older.Ref, a)
-	b := load("b", "--evita-version", newer.Ref)
+	b := replay("b", "--evita-version", newer.Ref)
 	if a.Server.Build.Source != runfmt.ServerFromRelease || a.Server.Build.Version != older.Ref || b.Server.Build.Version != newer.Ref ||
 		a.Server.Build.ClasspathSHA256 == b.Server.Build.ClasspathSHA256 {
 		t.Fatalf("releases recorded as %+v and %+v", a.Server.Build, b.Server.Build)
@@ -223,12 +239,12 @@ func TestSpawnModeCommand(t *testing.T) {
 		t.Fatalf("checkout without a built jar: %d %s", code, stderr)
 	}
 	evitatest.LauncherJar(t, newer, filepath.Join(root, evitaserver.CheckoutJar))
-	c := load("c", "--evita-home", root)
+	c := replay("c", "--evita-home", root)
 	if co := c.Server.Build.Checkout; c.Server.Build.Source != runfmt.ServerFromCheckout || co == nil || len(co.Commit) != 40 || co.Dirty {
 		t.Fatalf("checkout recorded as %+v", c.Server.Build)
 	}
 	// two releases: the server version is the build under test, not a refusal
-	out, stderr, code = runCLI(t, "compare", filepath.Join(tmp, "runs", "a"), filepath.Join(tmp, "runs", "b"))
+	out, stderr, code = runCLI(t, "compare", filepath.Join(tmp, "runs", "replay"), filepath.Join(tmp, "runs", "b"))
 	if code != 0 || strings.Contains(out, "differs") {
 		t.Fatalf("compare of two releases: %d\n%s\n%s", code, out, stderr)
 	}

@@ -22,11 +22,9 @@ func TestProfileTwoRealBuilds(t *testing.T) {
 	evitatest.Profiler(t)
 	tmp := t.TempDir()
 	t.Chdir(tmp)
-	if out, stderr, code := runCLI(t, "seed", "--pristine", "pristine", "--catalog", "shop", "--scale", "0.002", "--evita-version", newer.Ref, "--heap", "1g"); code != 0 {
-		t.Fatalf("seed: %d %s %s", code, out, stderr)
-	}
+	pristine, _ := evitatest.SmallSnapshot(t, newer)
 	// read once; every load replays it with the writer alone (the writer is what is profiled)
-	if out, stderr, code := runCLI(t, "extract", "--pristine", "pristine", "--catalog", "shop", "--evita-version", newer.Ref, "--reader-heap", "1g",
+	if out, stderr, code := runCLI(t, "extract", "--pristine", pristine, "--catalog", "shop", "--evita-version", newer.Ref, "--reader-heap", "1g",
 		"--out", "shop.wsw"); code != 0 {
 		t.Fatalf("extract: %d %s %s", code, out, stderr)
 	}

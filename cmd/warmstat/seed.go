@@ -106,7 +106,8 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	if err != nil {
 		return err
 	}
-	pc := seed.PristineConfig{Server: src, Dir: dir, Catalog: cmd.String("catalog"), Heap: heap, Compress: compress, Probe: evita.Probe}
+	pc := seed.PristineConfig{Server: src, Dir: dir, Catalog: cmd.String("catalog"), Heap: heap, Compress: compress, Probe: evita.Probe,
+		Note: func(s string) { fmt.Fprintln(cmd.Root().ErrWriter, s) }}
 	st, err := seed.Pristine(ctx, pc, p, scale, uint64(cmd.Int("seed")))
 	var he *evitaserver.HeapError
 	if errors.As(err, &he) {

@@ -1,0 +1,148 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+)
+
+// methodPaired: a t-interval over the pairs of an interleaved series (a run of A and
+// the run of B beside it in time): each pair's log difference B - A is one
+// observation, so that the machine's slow wandering, which moves both runs of a pair
+// together, leaves the interval. Needs CompareOptions.Pairs (a series records them).
+const methodPaired Method = "paired-t"
+
+// Pair is one pair of a series: a run of A and the run of B next to it in time, by
+// their run directories (as in the groups' Runs). First is the side that ran first.
+type Pair struct {
+	A     string `json:"a"`
+	B     string `json:"b"`
+	First string `json:"first,omitempty"` // "A" or "B"
+}
+
+// pairIndex maps Pairs onto the groups' runs; a pair naming a run that is in neither
+// group is an error (the pairing is not of these groups).
+func pairIndex(a, b *Group, pairs []Pair) ([][2]int, error) {
+	key := func(dir string) string { // the same directory however it was spelled
+		if abs, err := filepath.Abs(dir); err == nil {
+			return abs
+		}
+		return filepath.Clean(dir)
+	}
+	ia, ib := map[string]int{}, map[string]int{}
+	for i, r := range a.Runs {
+		ia[key(r.Dir)] = i
+	}
+	for i, r := range b.Runs {
+		ib[key(r.Dir)] = i
+	}
+	var out [][2]int
+	usedA, usedB := map[int]bool{}, map[int]bool{}
+	for _, p := range pairs {
+		x, okA := ia[key(p.A)]
+		y, okB := ib[key(p.B)]
+		if !okA || !okB {
+			missing := p.A
+			if okA {
+				missing = p.B
+			}
+			return nil, &OptionError{"Pairs", missing, "a paired run is not among the compared groups' runs"}
+		}
+		if usedA[x] || usedB[y] {
+			return nil, &OptionError{"Pairs", p.A + " " + p.B, "a run is in two pairs"}
+		}
+		usedA[x], usedB[y] = true, true
+		out = append(out, [2]int{x, y})
+	}
+	return out, nil
+}
+
+// pairedSide is one row's figure for every pair where both runs have it.
+type pairedSide struct {
+	d      []float64 // log(B) - log(A) per pair
+	ya, yb []float64
+	u2     float64 // rounding variance of one difference (both runs')
+	bias   float64 // rounding bound of one difference
+}
+
+func pairUp(sa, sb side, pairs [][2]int) pairedSide {
+	posA, posB := map[int]int{}, map[int]int{}
+	for k, i := range sa.at {
+		posA[i] = k
+	}
+	for k, i := range sb.at {
+		posB[i] = k
+	}
+	var p pairedSide
+	for _, pr := range pairs {
+		ka, okA := posA[pr[0]]
+		kb, okB := posB[pr[1]]
+		if !okA || !okB {
+			continue
+		}
+		p.ya, p.yb = append(p.ya, sa.y[ka]), append(p.yb, sb.y[kb])
+		p.d = append(p.d, sb.y[kb]-sa.y[ka])
+	}
+	p.u2, p.bias = sa.u2+sb.u2, sa.bias+sb.bias
+	return p
+}
+
+// pairedRow fills r's interval from the pairs: mean difference, t(n-1) interval of the
+// pairs' differences (their variance plus what rounding hides), widened for rounding.
+func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
+	p := pairUp(sa, sb, c.pairs)
+	n := len(p.d)
+	r.Pairs, r.RunsA, r.RunsB = &n, n, n
+	if n > 0 {
+		va, vb := math.Exp(mean(p.ya))/scale, math.Exp(mean(p.yb))/scale
+		r.A, r.B = &va, &vb
+		r.DeltaPct = pct(mean(p.d))
+	}
+	if n >= 2 {
+		noise := pct(math.Sqrt(variance(p.d) / 2)) // one run's noise once its partner is known
+		r.PairCVPct = noise
+	}
+	switch {
+	case n < 2:
+		r.Reason = fmt.Sprintf("%d pair(s) with this figure on both sides: a paired interval needs at least 2", n)
+		return
+	case variance(p.d) == 0 && p.u2 == 0:
+		r.Reason = noSpread
+		return
+	}
+	lo, hi := pairedInterval(p.d, p.u2, cmp.Or(c.Options.Level, 0.95))
+	if p.bias > 0 {
+		lo, hi = lo-p.bias, hi+p.bias
+		r.ResolutionPct = pct(p.bias)
+	}
+	r.CILowPct, r.CIHighPct = pct(lo), pct(hi)
+	r.Verdict = verdict(*r.CILowPct, *r.CIHighPct, c.Options.ThresholdPct)
+}
+
+// pairsToResolve is the smallest number of pairs whose 95 % paired half-width,
+// t(n-1)*sqrt(2/n)*noise (noise: one run's within-pair noise), leaves an effect of
+// effectPct clear of the threshold; 0 when none up to 1000 would.
+func pairsToResolve(noisePct, effectPct, thresholdPct float64) int {
+	room := math.Log1p(effectPct/100) - math.Log1p(thresholdPct/100)
+	if room <= 0 {
+		return 0
+	}
+	s := math.Log1p(noisePct / 100)
+	for n := 2; n <= 1000; n++ {
+		if t975(float64(n-1))*math.Sqrt(2/float64(n))*s <= room {
+			return n
+		}
+	}
+	return 0
+}
+
+// pairedInterval is the t(n-1) interval (confidence level) of the mean of the pairs'
+// log differences d, each difference's variance including u2 (what rounding hides).
+func pairedInterval(d []float64, u2, level float64) (float64, float64) {
+	n := float64(len(d))
+	m := mean(d)
+	se := math.Sqrt((variance(d) + u2) / n)
+	t := tq(n-1, level)
+	return m - t*se, m + t*se
+}
