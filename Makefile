@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean
+.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean noise
 
 all: build
 
@@ -40,6 +40,12 @@ bench:
 	$(GO) test ./evita -run '^$$' -bench 'Transcode' -benchmem
 	$(GO) test ./workload -run '^$$' -bench 'Read' -benchmem
 	WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test ./evita -run '^$$' -bench 'UpsertPath|ServerStatusRoundTrip' -benchmem
+
+# The noise experiment: A/A series per setting, interleaved, at scales 0.02 and 0.05
+# (scripts/noise.sh says which settings and how to choose them). Hours on 2 cores; run
+# it on a quiet machine.
+noise: build
+	@./scripts/noise.sh
 
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
 fuzz:

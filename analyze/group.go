@@ -242,6 +242,12 @@ var contract = []contractField{
 		return strings.Join(s, ",")
 	}},
 	{"prefetch", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.Prefetch) }},
+	{"writer-jvm-options", true, func(m *runfmt.Manifest) string {
+		if len(m.Conditions.WriterJVMOptions) == 0 {
+			return "none"
+		}
+		return strings.Join(m.Conditions.WriterJVMOptions, " ")
+	}},
 	{"dataset", true, func(m *runfmt.Manifest) string { return orUnknown(m.Dataset.Fingerprint) }},
 	{"cores", true, func(m *runfmt.Manifest) string { return optional(m.Machine.Cores) }},
 	{"cpu", true, func(m *runfmt.Manifest) string { return orUnknown(m.Machine.CPUModel) }},

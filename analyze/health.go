@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // RunHealth is one run's headline figures and whether it stands out from the other
@@ -17,6 +19,12 @@ type RunHealth struct {
 	GoLiveS    *float64 `json:"golive_s"`          // nil unless goLive completed
 	TotalS     *float64 `json:"total_s"`           // nil unless goLive completed
 	Outlier    string   `json:"outlier,omitempty"` // why it stands out, "" when it does not
+	// Factor names, for an outlier, the recorded variance factor (runfmt.VarianceFactors)
+	// furthest from its side's median: what else was different about that run.
+	Factor string `json:"factor,omitempty"`
+	// Factors are the run's variance factors as figures (see factorValues), nil when it
+	// recorded none.
+	Factors map[string]float64 `json:"factors,omitempty"`
 }
 
 // Outlier rule: a figure whose distance from its group's median is more than
@@ -100,7 +108,88 @@ func Health(g *Group, q Quantiles) ([]RunHealth, error) {
 			out[i].Outlier = fmt.Sprintf("%s %.4g %s is %+.0f %% from the median %.4g %s of its side (%s)", f.name, *v, f.unit, pct, med, f.unit, z)
 		}
 	}
+	explain(g, out)
 	return out, nil
+}
+
+// factorValues are a run's variance factors as comparable figures (shares of the load
+// window, rates per second of it); absent ones are left out.
+func factorValues(m *runfmt.Manifest) map[string]float64 {
+	f, wall := m.Factors, float64(m.Timings.LoadWallNs)
+	out := map[string]float64{}
+	if f == nil || wall <= 0 {
+		return out
+	}
+	for g, ns := range f.WriterCPUNs {
+		out["writer "+g+" CPU (cores)"] = float64(ns) / wall
+	}
+	rate := func(name string, v *int64) {
+		if v != nil {
+			out[name] = float64(*v) / wall * 1e9
+		}
+	}
+	rate("writer major faults per s", f.WriterMajorFaults)
+	rate("writer minor faults per s", f.WriterMinorFaults)
+	rate("writer involuntary switches per s", f.WriterInvoluntarySwitches)
+	rate("JIT compilations per s", f.JITCompiles)
+	if f.JITCompileNs != nil {
+		out["JIT compiling (share of the window)"] = float64(*f.JITCompileNs) / wall
+	}
+	if f.ReaderCPUNs != nil {
+		out["reader CPU (cores)"] = float64(*f.ReaderCPUNs) / wall
+	}
+	if f.StealNs != nil && f.MachineCPUNs != nil && *f.MachineCPUNs > 0 {
+		out["CPU steal (share)"] = float64(*f.StealNs) / float64(*f.MachineCPUNs)
+	}
+	return out
+}
+
+// explain gives every outlier the recorded factor that deviates most from the other
+// runs of its side: by robust SDs where the side's factor varies, else by its relative
+// distance from the median.
+func explain(g *Group, out []RunHealth) {
+	vals := make([]map[string]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		vals[i] = factorValues(r.Manifest)
+	}
+	for i := range out {
+		if len(vals[i]) > 0 {
+			out[i].Factors = vals[i]
+		}
+		if out[i].Outlier == "" || len(vals[i]) == 0 {
+			continue
+		}
+		best, score := "", 0.0
+		for _, name := range slices.Sorted(maps.Keys(vals[i])) {
+			var side []float64
+			for k, v := range vals {
+				if x, ok := v[name]; ok && k != i {
+					side = append(side, x)
+				}
+			}
+			if len(side) < 2 {
+				continue
+			}
+			med := median(side)
+			dev := make([]float64, len(side))
+			for k, x := range side {
+				dev[k] = math.Abs(x - med)
+			}
+			x := vals[i][name]
+			z := 0.0
+			if sd := 1.4826 * median(dev); sd > 0 {
+				z = math.Abs(x-med) / sd
+			} else if med != 0 {
+				z = math.Abs(x-med) / math.Abs(med) * 10 // no spread on the side: 10 % off counts as 1 SD
+			}
+			if z > score {
+				best, score = fmt.Sprintf("%s %.3g against %.3g on its side (%.1f robust SDs)", name, x, med, z), z
+			}
+		}
+		if score >= 2 {
+			out[i].Factor = best
+		}
+	}
 }
 
 // dominantOf is Product when the runs have it, else the collection with the most

@@ -8,11 +8,13 @@
 package embedded
 
 import (
+	"archive/zip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,8 +61,8 @@ func Check(src evitaserver.Source) error {
 // classpath's checksum) and version of our source.
 func CacheDir() string { return filepath.Join(filepath.Dir(evitaserver.FetchDir()), "embedded") }
 
-// Build returns the directory of the writer's classes compiled against src's jars,
-// compiling them (javac, a few seconds) the first time. progress, if set, hears of a
+// Build returns the writer's jar, its classes compiled against src's jars (javac, a
+// few seconds) the first time. progress, if set, hears of a
 // compilation.
 func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string)) (string, error) {
 	if err := Check(src); err != nil {
@@ -69,10 +71,11 @@ func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string
 	h := sha256.New()
 	h.Write([]byte(id.ClasspathSHA256))
 	h.Write(javaSource)
+	h.Write([]byte("jar")) // the layout: a jar (a class-data archive cannot take a directory of classes)
 	dir := filepath.Join(CacheDir(), hex.EncodeToString(h.Sum(nil))[:16])
-	classes := filepath.Join(dir, "classes")
-	if _, err := os.Stat(filepath.Join(classes, "io", "warmstat", "embedded", "EmbeddedWriter.class")); err == nil {
-		return classes, nil
+	jar := filepath.Join(dir, JarName)
+	if _, err := os.Stat(jar); err == nil {
+		return jar, nil
 	}
 	if progress != nil {
 		progress(fmt.Sprintf("compiling warmstat's embedded writer against evitaDB %s (once per build) into %s", name(src), dir))
@@ -97,12 +100,47 @@ func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the embedded writer against evitaDB %s: %v\n%s", name(src), err, lastLines(string(out), 15))
 	}
+	if err := writeJar(filepath.Join(tmp, "classes"), filepath.Join(tmp, JarName)); err != nil {
+		return "", err
+	}
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, serr := os.Stat(classes); serr != nil { // not another warmstat's build that won the race
+		if _, serr := os.Stat(jar); serr != nil { // not another warmstat's build that won the race
 			return "", err
 		}
 	}
-	return classes, nil
+	return jar, nil
+}
+
+// JarName is the embedded writer's jar in its build directory.
+const JarName = "embedded-writer.jar"
+
+// writeJar packs the class files under dir into a jar (a zip of their paths).
+func writeJar(dir, jar string) error {
+	f, err := os.Create(jar)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	return errors.Join(err, zw.Close(), f.Close())
 }
 
 // javac is the compiler beside the java warmstat starts.

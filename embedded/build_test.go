@@ -1,11 +1,15 @@
 package embedded_test
 
 import (
+	"archive/zip"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -48,11 +52,47 @@ func TestBuildChecksTheConverters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "io", "warmstat", "embedded", "EmbeddedWriter.class")); err != nil {
-			t.Fatal(err)
+		zr, err := zip.OpenReader(dir)
+		if err != nil || filepath.Base(dir) != embedded.JarName {
+			t.Fatalf("%s: %v", dir, err)
 		}
+		if _, err := zr.Open("io/warmstat/embedded/EmbeddedWriter.class"); err != nil {
+			t.Fatalf("the writer's jar lacks its class: %v", err)
+		}
+		zr.Close()
 	}
 	if compiled != 1 {
 		t.Fatalf("compiled %d times, want once", compiled)
 	}
+}
+
+// The embedded writer boots from its release's class-data archive like a server does:
+// made by a boot of the writer itself (ended by its goodbye), then mapped.
+func TestEmbeddedWriterBootsFromItsArchive(t *testing.T) {
+	src := evitatest.Server(t)
+	id, err := src.Identify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes, err := embedded.Build(src, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for range 2 { // the first start may make the archive; the second must find it
+		w, err := embedded.Start(context.Background(), evitaserver.Config{Server: src, DataDir: filepath.Join(t.TempDir(), "w"), HeapBytes: 512 << 20,
+			Compress: true, Note: func(s string) { notes = append(notes, s) }}, classes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", w.Pid()))
+		archive := w.ClassArchive()
+		if err := w.Close(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if archive == "" || !strings.Contains(string(maps), archive) {
+			t.Fatalf("the embedded writer did not map an archive %q; notes: %v", archive, notes)
+		}
+	}
+	t.Logf("notes: %v", notes)
 }

@@ -49,6 +49,15 @@ func Start(ctx context.Context, c evitaserver.Config, classes string) (*Writer, 
 	}
 	w := &Writer{wf: cmdW, rf: repR, w: bufio.NewWriterSize(cmdW, 64<<10), r: bufio.NewReaderSize(repR, 4<<10)}
 	c.Main, c.AddClasspath, c.ExtraFiles = MainClass, []string{classes}, []*os.File{cmdR, repW}
+	// the release's class-data archive for this launch is made by a boot of the writer
+	// itself, ended by its goodbye (the JVM writes the archive as it exits)
+	c.Boot = func(ctx context.Context, t evitaserver.Config) (func() error, error) {
+		w, err := Start(ctx, t, classes)
+		if err != nil {
+			return nil, err
+		}
+		return func() error { return w.Close(2 * time.Minute) }, nil
+	}
 	// the writer says hello once its engine is open: one read, which every probe waits for
 	// (closing the pipes ends it if the JVM never gets there)
 	ready := make(chan struct{})

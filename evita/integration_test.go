@@ -65,8 +65,7 @@ func copyCatalog(t *testing.T, ctx context.Context, src, dst *evita.Client, from
 // the copy proven equal — schema field by field, every entity field by field, counts
 // equal, target ALIVE.
 func TestCopyAgainstRealServers(t *testing.T) {
-	_, src := evitatest.Start(t)
-	_, dst := evitatest.Start(t)
+	_, src, _, dst := evitatest.StartTwo(t)
 	ctx := context.Background()
 
 	evitatest.LoadFixture(t, ctx, src, "source")

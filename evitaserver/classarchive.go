@@ -38,9 +38,9 @@ const largeHeap = 30 << 30
 func classArchive(ctx context.Context, c Config, id Identity) string {
 	// Only a release in make evita's cache has jars that stay where they are: an
 	// archive of a jar, classpath or checkout elsewhere would be made for a path that
-	// moves or a build that changes (90 MB each). The embedded writer's readiness needs
-	// its pipes, which the archive's boot has not.
-	if c.NoClassArchive || c.Server.Kind != runfmt.ServerFromRelease || c.Main != "" || c.HeapBytes >= largeHeap {
+	// moves or a build that changes (90 MB each). Another Main (the embedded writer)
+	// needs its own way to boot (Config.Boot).
+	if c.NoClassArchive || c.Server.Kind != runfmt.ServerFromRelease || c.Main != "" && c.Boot == nil || c.HeapBytes >= largeHeap {
 		return ""
 	}
 	note := func(format string, a ...any) {
@@ -95,20 +95,30 @@ func trainClassArchive(ctx context.Context, c Config, dir, path string) error {
 	defer os.RemoveAll(tmp)
 	partial := filepath.Join(tmp, "classes.jsa")
 	t := c
-	t.NoClassArchive = true
+	t.NoClassArchive, t.Boot = true, nil
 	t.DataDir, t.LogDir = filepath.Join(tmp, "data"), filepath.Join(tmp, "logs")
 	t.Catalogs, t.Port, t.ExtraFiles, t.REST = nil, 0, nil, false
 	t.HeapBytes = min(c.HeapBytes, 1<<30) // compressed pointers either way: the archive maps into any heap below largeHeap
 	t.JVMOptions = []string{"-XX:ArchiveClassesAtExit=" + partial}
-	s, err := Start(ctx, t)
+	boot := c.Boot
+	if boot == nil {
+		boot = func(ctx context.Context, t Config) (func() error, error) {
+			s, err := Start(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return s.Stop(2 * time.Minute) }, nil
+		}
+	}
+	stop, err := boot(ctx, t)
 	if err != nil {
 		return err
 	}
-	if err := s.Stop(2 * time.Minute); err != nil {
+	if err := stop(); err != nil {
 		return err
 	}
 	if st, err := os.Stat(partial); err != nil || st.Size() == 0 {
-		return fmt.Errorf("the boot wrote no archive; its log %s ends:\n%s", s.Log, s.Tail(10))
+		return errors.New("the boot wrote no archive")
 	}
 	if err := os.Rename(partial, path); err != nil {
 		return err

@@ -62,6 +62,10 @@ type Config struct {
 	// NoClassArchive boots the JVM without a class-data archive (see ClassArchiveDir);
 	// by default Start maps the build's archive, made on the first start of that build.
 	NoClassArchive bool
+	// Boot is how the class-data archive of a launch with its own Main is made: it
+	// boots that launch with the given config and returns how to stop it gracefully
+	// (the embedded writer sets it; without it such a launch boots without an archive).
+	Boot func(ctx context.Context, c Config) (stop func() error, err error)
 	// Note receives what Start does beside starting the JVM (making a class-data
 	// archive, or booting without one and why); nil drops it.
 	Note    func(string)

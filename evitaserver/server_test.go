@@ -30,6 +30,29 @@ func TestStartStopRealServer(t *testing.T) {
 	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
 		t.Fatalf("not on loopback: %s", s.Addr)
 	}
+	// what the variance factors read: the JVM's JIT counters and its threads by group
+	jit, err := evitaserver.ReadJIT(s.Pid())
+	if err != nil || jit.Compiles < 100 || jit.CompileTime <= 0 {
+		t.Fatalf("JIT counters of a booted server: %+v %v", jit, err)
+	}
+	p0, err := evitaserver.SampleProc(s.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ServerStatus(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	p1, err := evitaserver.SampleProc(s.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p1.Since(p0); len(d.CPU) != 4 || d.MinorFaults < 0 || d.VoluntarySwitches < 0 {
+		t.Fatalf("a JVM's activity between two samples: %+v", d)
+	}
+	if d := p1.Since(evitaserver.ProcSample{}); d.CPU[evitaserver.ThreadsJIT] <= 0 || d.CPU[evitaserver.ThreadsGC] <= 0 || d.MinorFaults <= 0 {
+		t.Fatalf("a booted JVM's CPU by thread group: %+v (read in %s)", d, p1.ReadCost)
+	}
 	pid := s.Pid()
 	if err := s.Stop(30 * time.Second); err != nil {
 		t.Fatalf("graceful stop: %v", err)

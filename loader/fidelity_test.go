@@ -21,8 +21,7 @@ import (
 // (The seeded catalog could not be dumped at all while Brand.products claimed
 // ZERO_OR_ONE; conditional facets and histograms were never exercised by a copy.)
 func TestCopyIsIdenticalThroughREST(t *testing.T) {
-	srcSrv, src := evitatest.StartREST(t)
-	dstSrv, dst := evitatest.StartREST(t)
+	srcSrv, src, dstSrv, dst := evitatest.StartTwoREST(t)
 	ctx := context.Background()
 	evitatest.LoadFixture(t, ctx, src, "fixture")
 	if _, err := seed.Seed(ctx, src, "seeded", seed.DefaultProfile(), 0.002, 7, false, nil); err != nil {

@@ -26,8 +26,7 @@ import (
 // servers starts a source server holding the fixture catalog "shop" and an empty target.
 func servers(t *testing.T) (src, dst *evita.Client, srcSrv, dstSrv *evitaserver.Server) {
 	t.Helper()
-	s1, c1 := evitatest.Start(t)
-	s2, c2 := evitatest.Start(t)
+	s1, c1, s2, c2 := evitatest.StartTwo(t)
 	evitatest.LoadFixture(t, context.Background(), c1, "shop")
 	return c1, c2, s1, s2
 }

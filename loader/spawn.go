@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/warmstat/warmstat/embedded"
@@ -44,6 +45,9 @@ type SpawnConfig struct {
 	// NoClassArchive boots both JVMs without the build's class-data archive
 	// (evitaserver.Config.NoClassArchive).
 	NoClassArchive bool
+	// WriterJVMOptions are given to the writer JVM after warmstat's own (and a
+	// profiler's), and recorded in the run's conditions.
+	WriterJVMOptions []string
 	// KeepWriterStorage, if set, is where the writer's storage goes after the run: the
 	// writer is then closed gracefully, not killed (tests open it with a server).
 	KeepWriterStorage string
@@ -206,9 +210,13 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		c.Window, c.Manifest.WriterProfile = sc.Profiler.Window, sc.Profiler.Record()
 	}
-	// the writer's CPU during the load window, sampled inside the profiler's window
+	// the writer's CPU during the load window, and the factors of its variance (the
+	// writer's CPU by thread group, faults, switches, JIT, steal, the reader's CPU),
+	// sampled inside the profiler's window and outside the load's clocks
 	var loadCPU *int64
+	var factors *runfmt.VarianceFactors
 	var cpu0 time.Duration
+	var f0 factorSample
 	cpu0Err := errors.New("no load window")
 	profWindow := c.Window
 	c.Window = func(phase string, begin bool) error {
@@ -217,12 +225,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			err = profWindow(phase, begin)
 		}
 		if phase == runfmt.PhaseLoad && begin {
+			f0 = sampleFactors(writer, reader)
 			cpu0, cpu0Err = writer.CPU()
 		} else if phase == runfmt.PhaseLoad && cpu0Err == nil {
 			if cpu1, err := writer.CPU(); err == nil {
 				v := (cpu1 - cpu0).Nanoseconds()
 				loadCPU = &v
 			}
+			factors = factorsBetween(f0, sampleFactors(writer, reader))
 		}
 		if !begin && profWindow != nil {
 			err = profWindow(phase, begin)
@@ -245,6 +255,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
 	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
+	c.Manifest.Conditions.WriterJVMOptions = slices.Clone(sc.WriterJVMOptions)
 	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
 	readerDown := make(chan struct{})
 	if live {
@@ -264,7 +275,7 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// moved into place: a run at --out is complete, never rewritten
 	c.finalize = func(dir string, m *runfmt.Manifest, runErr error) error {
 		var err error
-		m.Server.LoadCPUNs = loadCPU
+		m.Server.LoadCPUNs, m.Factors = loadCPU, factors
 		if runErr != nil { // did a server fail? give the watch its moment (see withCause)
 			select {
 			case <-runCtx.Done():
@@ -401,6 +412,9 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 	var jvmOpts []string
 	if role == "writer" && sc.Profiler != nil {
 		jvmOpts = sc.Profiler.JVMOptions()
+	}
+	if role == "writer" {
+		jvmOpts = append(jvmOpts, sc.WriterJVMOptions...)
 	}
 	cfg := evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
 		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts,

@@ -59,8 +59,13 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 			*m.Conditions.StorageCompress {
 			t.Fatalf("run %s: exit %d gc %+v", id, m.ExitCode, m.WriterGC)
 		}
-		if back, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile)); err != nil || back.WriterGC == nil {
-			t.Fatalf("writer GC not in the manifest on disk: %v", err)
+		if back, err := runfmt.ReadManifest(filepath.Join(out, runfmt.ManifestFile)); err != nil || back.WriterGC == nil || back.Factors == nil {
+			t.Fatalf("writer GC or variance factors not in the manifest on disk: %v", err)
+		}
+		// a live run's factors: the reader's CPU competes with the writer's
+		if f := m.Factors; f == nil || f.Error != "" || f.ReaderCPUNs == nil || *f.ReaderCPUNs <= 0 || f.StealNs == nil || f.MachineCPUNs == nil ||
+			*f.MachineCPUNs < m.Timings.LoadWallNs/2 {
+			t.Fatalf("run %s: variance factors %+v", id, f)
 		}
 	}
 	if after, _ := evitaserver.Checksum(filepath.Join(pristine, "shop")); after != sum {
@@ -351,6 +356,22 @@ func TestSpawnedReplay(t *testing.T) {
 		m.Server.LoadCPUNs == nil || *m.Server.LoadCPUNs <= 0 || *m.Server.LoadCPUNs > 2*int64(runtime.NumCPU())*m.Timings.LoadWallNs {
 		t.Fatalf("replayed run: %+v", m)
 	}
+	// the variance factors: the writer's CPU by thread group adds up to its CPU in the
+	// window (both read from /proc at its ends, 10 ms ticks apart at most per read), the
+	// JIT compiled during the load, no reader
+	f := m.Factors
+	if f == nil || f.Error != "" || f.ReaderCPUNs != nil || f.JITCompiles == nil || *f.JITCompiles <= 0 || f.JITCompileNs == nil || *f.JITCompileNs <= 0 {
+		t.Fatalf("replay's variance factors: %+v", f)
+	}
+	var byGroup int64
+	for _, ns := range f.WriterCPUNs {
+		byGroup += ns
+	}
+	if d := byGroup - *m.Server.LoadCPUNs; d < -50e6 || d > 50e6 || f.WriterCPUNs["request"] <= 0 {
+		t.Fatalf("writer CPU by thread group %v (sum %d) against the writer's CPU %d", f.WriterCPUNs, byGroup, *m.Server.LoadCPUNs)
+	}
+	t.Logf("variance factors read in %s (%.3f %% of the load wall-clock %s): %+v", time.Duration(f.CostNs), 100*float64(f.CostNs)/float64(m.Timings.LoadWallNs),
+		time.Duration(m.Timings.LoadWallNs), f.WriterCPUNs)
 	if _, err := os.Stat(filepath.Join(work, "reader-logs")); !os.IsNotExist(err) {
 		t.Fatalf("a reader was started: %v", err)
 	}

@@ -321,6 +321,7 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	if c := m.Server.LoadCPUNs; c != nil && t.LoadWallNs > 0 {
 		clock = append(clock, []string{"  writer CPU", Seconds(*c), Fixed(float64(*c)/float64(t.LoadWallNs), 2) + " cores on average: the writer JVM's CPU during the load"})
 	}
+	clock = append(clock, factorRows(m.Factors, t.LoadWallNs)...)
 	clock = append(clock, [][]string{
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},
@@ -465,4 +466,37 @@ func intPtr(v *int64) string {
 		return "?"
 	}
 	return Int(*v)
+}
+
+// factorRows are the load window's variance factors as clock-table rows: where the
+// writer's CPU went, the JIT's work, faults and switches, steal, the reader's CPU.
+func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
+	if f == nil || wallNs <= 0 {
+		return nil
+	}
+	var rows [][]string
+	if c := f.WriterCPUNs; c != nil {
+		var parts []string
+		for _, g := range []string{"request", "jit", "gc", "other"} {
+			parts = append(parts, fmt.Sprintf("%s %s", g, Seconds(c[g])))
+		}
+		rows = append(rows, []string{"    by thread group", "", strings.Join(parts, ", ")})
+	}
+	if f.JITCompileNs != nil && f.JITCompiles != nil {
+		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%d compilations during the load (the writer JVM's own counters)", *f.JITCompiles)})
+	}
+	if f.WriterMinorFaults != nil && f.WriterMajorFaults != nil && f.WriterVoluntarySwitches != nil && f.WriterInvoluntarySwitches != nil {
+		rows = append(rows, []string{"  writer faults", "", fmt.Sprintf("%d minor, %d major page faults; %d voluntary, %d involuntary context switches",
+			*f.WriterMinorFaults, *f.WriterMajorFaults, *f.WriterVoluntarySwitches, *f.WriterInvoluntarySwitches)})
+	}
+	if f.StealNs != nil && f.MachineCPUNs != nil && *f.MachineCPUNs > 0 {
+		rows = append(rows, []string{"  CPU steal", Seconds(*f.StealNs), Fixed(100*float64(*f.StealNs)/float64(*f.MachineCPUNs), 2) + " % of the machine's CPU time, taken by the hypervisor"})
+	}
+	if c := f.ReaderCPUNs; c != nil {
+		rows = append(rows, []string{"  reader CPU", Seconds(*c), Fixed(float64(*c)/float64(wallNs), 2) + " cores on average: the reader JVM, competing with the writer"})
+	}
+	if f.Error != "" {
+		rows = append(rows, []string{"  factors", "", f.Error})
+	}
+	return rows
 }

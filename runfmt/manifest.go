@@ -84,7 +84,10 @@ type Manifest struct {
 	Outcome       Outcome      `json:"outcome"`
 	ExitCode      int          `json:"exit_code"`
 	WriterGC      *GCStats     `json:"writer_gc,omitempty"`
-	ReaderGC      *GCStats     `json:"reader_gc,omitempty"`
+	// Factors are what the JVMs and the machine did during the load window beside the
+	// measured work (spawn mode; nil otherwise).
+	Factors  *VarianceFactors `json:"variance_factors,omitempty"`
+	ReaderGC *GCStats         `json:"reader_gc,omitempty"`
 	// WriterProfile: a profiler ran on the writer (runfmt/profile.go); nil = unprofiled.
 	WriterProfile *WriterProfile `json:"writer_profile,omitempty"`
 	Import        *Import        `json:"import,omitempty"`
@@ -209,6 +212,9 @@ type Conditions struct {
 	MaxPerCollection int      `json:"max_per_collection"` // 0 = no cap
 	CollectionSubset []string `json:"collection_subset"`  // empty = all collections
 	Prefetch         bool     `json:"prefetch"`
+	// WriterJVMOptions are JVM options the user gave the writer (load
+	// --writer-jvm-option), after warmstat's own; none when empty.
+	WriterJVMOptions []string `json:"writer_jvm_options,omitempty"`
 }
 
 // Dataset fingerprints the source catalog by its per-collection entity counts.
@@ -666,4 +672,33 @@ func expectedCount(source int64, maxPerCollection int) int64 {
 		return min(source, int64(maxPerCollection))
 	}
 	return source
+}
+
+// VarianceFactors are what the JVMs and the machine did during the load window beside
+// the measured work, read from /proc and the writer JVM's own counters at the window's
+// two ends (outside every clock): where the writer's CPU went, its page faults and
+// context switches, the CPU the hypervisor stole, the reader's CPU, the JIT's work.
+// They explain a run that stands out; none of them is a clock of the load. A factor
+// that could not be read is nil, and Error says why.
+type VarianceFactors struct {
+	// WriterCPUNs is the writer JVM's CPU by thread group: "request" (event loops and
+	// request workers; the embedded writer's main thread), "jit" (compiler threads),
+	// "gc" (GC workers and the VM thread), "other" (the rest, and threads that ended).
+	WriterCPUNs map[string]int64 `json:"writer_cpu_ns,omitempty"`
+	// page faults of the writer (major: read from disk) and its threads' context switches
+	WriterMinorFaults         *int64 `json:"writer_minor_faults,omitempty"`
+	WriterMajorFaults         *int64 `json:"writer_major_faults,omitempty"`
+	WriterVoluntarySwitches   *int64 `json:"writer_voluntary_switches,omitempty"`
+	WriterInvoluntarySwitches *int64 `json:"writer_involuntary_switches,omitempty"`
+	// the JIT's compile time and compilations in the window (the writer JVM's counters)
+	JITCompileNs *int64 `json:"jit_compile_ns,omitempty"`
+	JITCompiles  *int64 `json:"jit_compiles,omitempty"`
+	// the machine: CPU time stolen by the hypervisor, of all CPUs' time in the window
+	StealNs      *int64 `json:"machine_steal_ns,omitempty"`
+	MachineCPUNs *int64 `json:"machine_cpu_ns,omitempty"`
+	// the reader JVM's CPU in the window (a live run; nil for a replay)
+	ReaderCPUNs *int64 `json:"reader_cpu_ns,omitempty"`
+	// CostNs is what reading them took, at both ends together
+	CostNs int64  `json:"cost_ns"`
+	Error  string `json:"error,omitempty"`
 }

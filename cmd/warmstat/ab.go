@@ -55,6 +55,8 @@ func abCommand() *cli.Command {
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
 			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
 			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
+			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
+			&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
 			&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 			&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
 			&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
@@ -160,7 +162,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	}
 	plan := series.Plan{Pristine: pristine, Catalog: cmd.String("catalog"), ServerHeap: *cond.serverHeap, ReaderHeap: *cond.readerHeap,
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
-			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")),
+			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
 		TargetMode: targetMode, Unpaired: cmd.Bool("unpaired")}
@@ -201,7 +203,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe,
-				Embedded: plan.TargetMode == runfmt.TargetEmbedded}
+				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive")}
 			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
 			if plan.Replay { // the workload is the source: proved whole before every run, no reader
@@ -304,8 +306,19 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 	if e.Status == series.Replaced {
 		fmt.Fprintf(w, "     replaced (--rerun-outliers): %s\n", e.Reason)
 	}
+	if took, ok := runWall(e); ok && e.Health != nil && e.Health.LoadS != nil {
+		inside := time.Duration(*e.Health.LoadS * 1e9)
+		if e.Health.GoLiveS != nil {
+			inside += time.Duration(*e.Health.GoLiveS * 1e9)
+		}
+		fmt.Fprintf(w, "     run took %s, %s of it outside the load and goLive (boots, copies, activation, verification, teardown); the series has run %s\n",
+			took.Round(time.Second), max(0, took-inside).Round(time.Second), seriesTime(s).Round(time.Second))
+	}
 	done := len(s.Entries)
-	per := time.Since(began) / time.Duration(max(1, done))
+	per, _ := meanRun(s)
+	if per == 0 { // no finished run timed yet
+		per = time.Since(began) / time.Duration(max(1, done))
+	}
 	left := 2*(s.Plan.MaxRuns+s.Plan.Warmup) - done
 	if n := len(s.Looks); n > 0 && s.Looks[n-1].Look != nil {
 		most := 0
@@ -321,6 +334,50 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		}
 	}
 	fmt.Fprintf(w, "     ETA: at most %s (%d runs left of the plan's maximum)\n", (per * time.Duration(max(0, left))).Round(time.Second), max(0, left))
+}
+
+// runWall is how long a run took from its start to its end (false if it has not both).
+func runWall(e series.Entry) (time.Duration, bool) {
+	if e.Started == nil || e.Ended == nil {
+		return 0, false
+	}
+	return e.Ended.Sub(*e.Started), true
+}
+
+// meanRun is the mean wall time of the series' timed runs, and how long outside their
+// load and goLive; across invocations of a resumed series alike.
+func meanRun(s *series.State) (per, outside time.Duration) {
+	n := 0
+	for _, e := range s.Entries {
+		took, ok := runWall(e)
+		if !ok {
+			continue
+		}
+		n++
+		per += took
+		if h := e.Health; h != nil && h.LoadS != nil {
+			inside := time.Duration(*h.LoadS * 1e9)
+			if h.GoLiveS != nil {
+				inside += time.Duration(*h.GoLiveS * 1e9)
+			}
+			outside += max(0, took-inside)
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return per / time.Duration(n), outside / time.Duration(n)
+}
+
+// seriesTime is the machine time the series' runs took so far (all invocations).
+func seriesTime(s *series.State) time.Duration {
+	var d time.Duration
+	for _, e := range s.Entries {
+		if took, ok := runWall(e); ok {
+			d += took
+		}
+	}
+	return d
 }
 
 // printLook is a look's estimate, interval and verdict per gate, and what resolving
@@ -388,6 +445,10 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		}
 	}
 	fmt.Fprintln(out)
+	if per, outside := meanRun(st); per > 0 {
+		fmt.Fprintf(out, "machine time: %s in %d runs, %s per run on average, %s of it outside the load and goLive (boots, copies, activation, verification, teardown)\n",
+			seriesTime(st).Round(time.Second), len(st.Entries), per.Round(time.Second), outside.Round(time.Second))
+	}
 	printHealth(out, st)
 	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
 	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts above use the sequential interval)\n", a, b)
@@ -407,16 +468,28 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 // printHealth is every run of the series with its headline figures, its state and the
 // machine around it; below, why a run stands out or failed.
 func printHealth(w io.Writer, st *series.State) {
-	fmt.Fprintln(w, "\nruns of the series (the dominant collection's mean upsert, load wall-clock, goLive, TOTAL; machine after the run):")
+	fmt.Fprintln(w, "\nruns of the series (the dominant collection's mean upsert, load wall-clock, goLive, TOTAL; machine after the run; "+
+		"the writer's JIT and GC threads' and the reader's CPU during the load, in cores):")
 	var rows [][]string
 	var notes []string
 	for _, e := range st.Entries {
-		r := []string{fmt.Sprint(e.Seq), e.Side, e.Dir, e.Kind, e.Status, "—", "—", "—", "—", "—", "—"}
+		r := []string{fmt.Sprint(e.Seq), e.Side, e.Dir, e.Kind, e.Status, "—", "—", "—", "—", "—", "—", "—", "—", "—"}
 		if h := e.Health; h != nil {
 			r[5], r[6], r[7], r[8] = opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1)
 			if h.Outlier != "" {
-				notes = append(notes, fmt.Sprintf("  run %d: OUTLIER: %s", e.Seq, h.Outlier))
+				note := fmt.Sprintf("  run %d: OUTLIER: %s", e.Seq, h.Outlier)
+				if h.Factor != "" {
+					note += "; the recorded factor furthest from its side: " + h.Factor
+				}
+				notes = append(notes, note)
 			}
+			factor := func(name string) string {
+				if v, ok := h.Factors[name]; ok {
+					return fmt.Sprintf("%.2f", v)
+				}
+				return "—"
+			}
+			r[11], r[12], r[13] = factor("writer jit CPU (cores)"), factor("writer gc CPU (cores)"), factor("reader CPU (cores)")
 		}
 		if m := e.Machine; m != nil {
 			r[9], r[10] = fmt.Sprintf("%.1f", m.LoadAvgAfter), fmt.Sprintf("%.0f %%", m.OtherCPUPct)
@@ -426,7 +499,8 @@ func printHealth(w io.Writer, st *series.State) {
 		}
 		rows = append(rows, r)
 	}
-	report.Table(w, report.Text, 5, []string{"#", "side", "run", "kind", "status", "mean µs", "load s", "goLive s", "TOTAL s", "load avg", "others' CPU"}, rows)
+	report.Table(w, report.Text, 5, []string{"#", "side", "run", "kind", "status", "mean µs", "load s", "goLive s", "TOTAL s", "load avg", "others' CPU",
+		"JIT cores", "GC cores", "reader cores"}, rows)
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
@@ -459,4 +533,17 @@ func gatesInSnapshot(cmd *cli.Command, pristine, catalog string, gates []string)
 		return usageError(cmd, "--gate %q: the snapshot has no collection %q (it has %s or *)%s", g, coll, strings.Join(names, ", "), hint)
 	}
 	return nil
+}
+
+// jvmConditions renders the JVM settings of a series' plan; nothing when they are the
+// defaults (a series started before they existed continues unchanged).
+func jvmConditions(cmd *cli.Command) string {
+	var out string
+	if o := cmd.StringSlice("writer-jvm-option"); len(o) > 0 {
+		out += " writer-jvm-options=" + strings.Join(o, ",")
+	}
+	if cmd.Bool("no-class-archive") {
+		out += " class-archive=false"
+	}
+	return out
 }

@@ -105,8 +105,9 @@ func TestCompareRefusals(t *testing.T) {
 		"cap": func(m *runfmt.Manifest) { // a cap above every collection: the counts stay what they were
 			m.Conditions.MaxPerCollection = 1_000_000
 		},
-		"collections": func(m *runfmt.Manifest) { m.Conditions.CollectionSubset = []string{"Product"} },
-		"prefetch":    func(m *runfmt.Manifest) { m.Conditions.Prefetch = true },
+		"collections":        func(m *runfmt.Manifest) { m.Conditions.CollectionSubset = []string{"Product"} },
+		"prefetch":           func(m *runfmt.Manifest) { m.Conditions.Prefetch = true },
+		"writer-jvm-options": func(m *runfmt.Manifest) { m.Conditions.WriterJVMOptions = []string{"-XX:+AlwaysPreTouch"} },
 		"dataset": func(m *runfmt.Manifest) {
 			m.Dataset.SourceCounts["Product"]++
 			m.Dataset.Fingerprint = runfmt.Fingerprint(m.Dataset.SourceCounts)

@@ -31,10 +31,10 @@ func runEmbedded(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	dir, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) })
+	jar, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.Root().Writer, dir)
+	fmt.Fprintln(cmd.Root().Writer, jar)
 	return nil
 }

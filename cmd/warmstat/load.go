@@ -44,6 +44,8 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make (no <catalog>.snapshot.json): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},
 			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
+			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "spawn mode: a JVM option for the writer, after warmstat's own (repeatable; recorded: runs with other options are not compared)"},
+			&cli.BoolFlag{Name: "no-class-archive", Usage: "spawn mode: boot the JVMs without the release's class-data archive (AppCDS)"},
 			&cli.StringFlag{Name: "replay", Usage: "the source is this workload file (warmstat extract), not a server: spawn mode starts only the writer (a server flag), attach mode needs only --target"},
 			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote (the writer is a server, over gRPC) | embedded (with --replay in spawn mode: the same requests applied by warmstat's embedded writer, evitaDB's engine in one JVM with no transport; remote - embedded is what gRPC costs)"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
@@ -129,6 +131,11 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
 			if cmd.IsSet(f) {
 				return usageError(cmd, "--%s names a server for warmstat to start; attach mode (--target) uses the running one", f)
+			}
+		}
+		for _, f := range []string{"writer-jvm-option", "no-class-archive"} {
+			if cmd.IsSet(f) {
+				return usageError(cmd, "--%s sets up a JVM warmstat starts; attach mode (--target) uses the running one", f)
 			}
 		}
 	}
@@ -284,6 +291,12 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 	if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
 		return sc, err
 	}
+	for _, o := range cmd.StringSlice("writer-jvm-option") {
+		if !strings.HasPrefix(o, "-") || strings.HasPrefix(o, "-Xm") || strings.Contains(o, "HeapSize") {
+			return sc, usageError(cmd, "--writer-jvm-option %q: a JVM option (starting with -), not a heap size (--server-heap pins the heap)", o)
+		}
+	}
+	sc.WriterJVMOptions, sc.NoClassArchive = cmd.StringSlice("writer-jvm-option"), cmd.Bool("no-class-archive")
 	src, err := serverSource(cmd, "spawn mode")
 	sc.Server = src
 	return sc, err

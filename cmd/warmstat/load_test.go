@@ -20,8 +20,7 @@ import (
 
 // seed → load (attach) → report → compare, against real servers.
 func TestLoadCommandEndToEnd(t *testing.T) {
-	srcSrv, src := evitatest.Start(t)
-	dstSrv, _ := evitatest.Start(t)
+	srcSrv, src, dstSrv, _ := evitatest.StartTwo(t)
 	evitatest.LoadFixture(t, context.Background(), src, "shop")
 
 	runs := t.TempDir()
@@ -97,6 +96,10 @@ func TestLoadArguments(t *testing.T) {
 		{[]string{"load", "--out", "x", "--build", "b", "--replay", "w", "--target-mode", "wire"}, `--target-mode "wire": remote or embedded`, 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--replay", "w", "--target", "t:1", "--evita-home", "/nowhere"}, "--evita-home names a server for warmstat to start; attach mode (--target) uses the running one", 64},
 		{[]string{"load", "--out", "x", "--build", "b", "--source", "s:1", "--source-catalog", "c", "--target", "t:1", "--evita-version", "9"}, "--evita-version names a server", 64},
+		{[]string{"load", "--out", "x", "--build", "b", "--source", "s:1", "--source-catalog", "c", "--target", "t:1", "--writer-jvm-option=-XX:+AlwaysPreTouch"},
+			"--writer-jvm-option sets up a JVM warmstat starts", 64},
+		{[]string{"load", "--out", "x", "--build", "b", "--pristine", "p", "--catalog", "c", "--evita-version", "9", "--writer-jvm-option", "-Xmx2g"},
+			`--writer-jvm-option "-Xmx2g": a JVM option (starting with -), not a heap size`, 64},
 		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--batch-size", "10"},
 			"--prefetch and --batch-size shape reading a source server", 2},
 		{[]string{"ab", "--pristine", "p", "--catalog", "c", "--a", "2026.2.2", "--b", "2026.2.3", "--out", "s", "--server-heap", "1g", "--reader-heap", "1g", "--target-mode", "embedded"},

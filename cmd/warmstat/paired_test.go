@@ -56,7 +56,8 @@ func writeSeries(t *testing.T, dir string, n int) {
 // compare on a series' two sides uses its pairs (and says so); the machine's wandering
 // between pairs then leaves the intervals, and a 5 % slowdown that welch-t cannot
 // resolve across the pairs is found. Either order of the sides works; --method
-// welch-t still compares them as groups; paired-t elsewhere is refused.
+// welch-t still compares them as groups; outside the series, paired-t pairs the runs
+// by start time, and refuses groups whose runs are no pairs.
 func TestCompareUsesTheSeriesPairs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "series")
 	writeSeries(t, dir, 6)
@@ -99,10 +100,19 @@ func TestCompareUsesTheSeriesPairs(t *testing.T) {
 		!strings.Contains(out, "within-pair noise") || !strings.Contains(out, "pairs") {
 		t.Fatalf("text: %d\n%s", code, out)
 	}
-	// the same runs outside their series: no pairs to use
+	// the same runs outside their series: paired by start time, each pair back to back
 	loose := t.TempDir()
 	os.Rename(a, filepath.Join(loose, "A"))
-	if _, stderr, code := runCLI(t, "compare", "--method", "paired-t", filepath.Join(loose, "A"), b); code != 2 || !strings.Contains(stderr, "compares the pairs of a series") {
-		t.Fatalf("paired-t without a series: %d %s", code, stderr)
+	byTime := get("--method", "paired-t", filepath.Join(loose, "A"), b)
+	if r := row(byTime, "Product", "mean"); len(byTime.Pairs) != 6 || r.Verdict != analyze.Slower || *r.DeltaPct != *row(paired, "Product", "mean").DeltaPct {
+		t.Fatalf("paired by start time: %d pairs, %+v", len(byTime.Pairs), r)
+	}
+	os.RemoveAll(filepath.Join(loose, "A", "run-6"))
+	if _, stderr, code := runCLI(t, "compare", "--method", "paired-t", filepath.Join(loose, "A"), b); code != 2 || !strings.Contains(stderr, "as many runs on each side (A 5, B 6)") {
+		t.Fatalf("paired-t on unequal groups: %d %s", code, stderr)
+	}
+	os.RemoveAll(filepath.Join(b, "run-1")) // now A's 1st ran beside B's 2nd's partner: no pairs by position
+	if _, stderr, code := runCLI(t, "compare", "--method", "paired-t", filepath.Join(loose, "A"), b); code != 2 || !strings.Contains(stderr, "did not run back to back") {
+		t.Fatalf("paired-t on runs that are no pairs: %d %s", code, stderr)
 	}
 }

@@ -188,25 +188,78 @@ func StartRESTOn(t testing.TB, catalogs map[string]string) (*evitaserver.Server,
 
 func start(t testing.TB, rest bool, catalogs ...map[string]string) (*evitaserver.Server, *evita.Client) {
 	t.Helper()
-	src := Server(t)
-	dir := t.TempDir()
-	ctx := context.Background()
 	var cats map[string]string
 	if len(catalogs) > 0 {
 		cats = catalogs[0]
 	}
+	s, c, err := startE(Server(t), t.TempDir(), rest, cats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); s.Kill() }) // its data is the test's temporary directory: no graceful stop (4 s) needed
+	return s, c
+}
+
+// StartTwo is Start twice, the two JVMs booting at once (a boot is mostly one core's
+// work: two take little longer than one).
+func StartTwo(t testing.TB) (*evitaserver.Server, *evita.Client, *evitaserver.Server, *evita.Client) {
+	t.Helper()
+	return startTwo(t, false)
+}
+
+// StartTwoREST is StartREST twice, booting at once.
+func StartTwoREST(t testing.TB) (*evitaserver.Server, *evita.Client, *evitaserver.Server, *evita.Client) {
+	t.Helper()
+	return startTwo(t, true)
+}
+
+func startTwo(t testing.TB, rest bool) (*evitaserver.Server, *evita.Client, *evitaserver.Server, *evita.Client) {
+	t.Helper()
+	src := Server(t)
+	type up struct {
+		s   *evitaserver.Server
+		c   *evita.Client
+		err error
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	ch := make([]chan up, 2)
+	for i := range ch {
+		ch[i] = make(chan up, 1)
+		go func() {
+			s, c, err := startE(src, dirs[i], rest, nil)
+			ch[i] <- up{s, c, err}
+		}()
+	}
+	var got [2]up
+	for i := range got {
+		got[i] = <-ch[i]
+		if got[i].s != nil {
+			u := got[i]
+			t.Cleanup(func() { u.c.Close(); u.s.Kill() })
+		}
+	}
+	for _, u := range got {
+		if u.err != nil {
+			t.Fatal(u.err)
+		}
+	}
+	return got[0].s, got[0].c, got[1].s, got[1].c
+}
+
+// startE starts one test server in dir; on an error nothing is left running.
+func startE(src evitaserver.Source, dir string, rest bool, cats map[string]string) (*evitaserver.Server, *evita.Client, error) {
+	ctx := context.Background()
 	s, err := evitaserver.Start(ctx, evitaserver.Config{Server: src, DataDir: filepath.Join(dir, "data"), HeapBytes: 1 << 30,
 		Compress: true, REST: rest, Probe: Probe, Ready: 3 * time.Minute, WaitForMemory: 10 * time.Minute, Catalogs: cats})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	t.Cleanup(s.Kill) // its data is the test's temporary directory: no graceful stop (4 s) needed
 	c, err := evita.Dial(ctx, s.Addr, evita.Options{})
 	if err != nil {
-		t.Fatal(err)
+		s.Kill()
+		return nil, nil, err
 	}
-	t.Cleanup(func() { c.Close() })
-	return s, c
+	return s, c, nil
 }
 
 // Repository is the extra Maven repository holding evitaDB ($WARMSTAT_EVITA_REPO, which

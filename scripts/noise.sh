@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The noise experiment (make noise): A/A series, one build on both sides, under each
+# setting, with the settings interleaved in one experiment (pair r of every setting
+# runs before pair r+1 of any), ABBA within each setting, at each scale. For each
+# setting it prints the between-run variation and the within-pair noise (one run's,
+# once its pair partner is known) of the dominant collection's mean upsert, the load
+# wall-clock and goLive, and the mean wall time of a run: what a setting buys in
+# precision and what it costs in machine time. Run it on a quiet machine: nothing else,
+# no build, no test, no helper beside it.
+#
+#   NOISE_DIR       where everything goes (absent, empty or warmstat's; default $TMPDIR/warmstat-noise)
+#   NOISE_BUILD     the release on both sides (default 2026.2.3, fetched by make evita)
+#   NOISE_SCALES    seeded catalog scales (default "0.02 0.05")
+#   NOISE_PAIRS     pairs per setting (default 4)
+#   NOISE_SETTINGS  any of: live replay embedded pretouch no-archive drop-caches
+#                   (default "live replay embedded pretouch no-archive")
+#
+# live: a reader server in the load window (the harness's way); replay: the writer
+# alone replays a workload read once; embedded: the same replay in warmstat's embedded
+# writer, no transport; pretouch: replay with -XX:+AlwaysPreTouch on the pinned heap;
+# no-archive: replay with JVMs booted without the class-data archive; drop-caches:
+# replay after dropping the page cache before every run (root only). 2 cores cannot
+# give writer, reader and loader cores of their own, so CPU placement is not tried.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=./bin/warmstat
+dir="${NOISE_DIR:-${TMPDIR:-/tmp}/warmstat-noise}"
+build="${NOISE_BUILD:-2026.2.3}"
+scales="${NOISE_SCALES:-0.02 0.05}"
+pairs="${NOISE_PAIRS:-4}"
+settings="${NOISE_SETTINGS:-live replay embedded pretouch no-archive}"
+
+for s in $settings; do
+  case "$s" in
+    live | replay | embedded | pretouch | no-archive) ;;
+    drop-caches) [ -w /proc/sys/vm/drop_caches ] || { echo "noise.sh: drop-caches needs root (/proc/sys/vm/drop_caches)" >&2; exit 2; } ;;
+    *) echo "noise.sh: unknown setting $s (live replay embedded pretouch no-archive drop-caches)" >&2; exit 2 ;;
+  esac
+done
+./scripts/owned-dir.sh "$dir"
+
+# flags SETTING SCALE_DIR: the load flags of a setting
+flags() {
+  case "$1" in
+    live) echo "--pristine $2/pristine --catalog shop" ;;
+    replay | drop-caches) echo "--replay $2/shop.wsw" ;;
+    embedded) echo "--replay $2/shop.wsw --target-mode embedded" ;;
+    pretouch) echo "--replay $2/shop.wsw --writer-jvm-option=-XX:+AlwaysPreTouch" ;;
+    no-archive) echo "--replay $2/shop.wsw --no-class-archive" ;;
+  esac
+}
+
+for scale in $scales; do
+  sd="$dir/scale-$scale"
+  mkdir -p "$sd"
+  echo "== scale $scale: seeding and extracting once ($build)"
+  $bin seed --pristine "$sd/pristine" --catalog shop --scale "$scale" --seed 1 --evita-version "$build"
+  $bin extract --pristine "$sd/pristine" --catalog shop --evita-version "$build" --out "$sd/shop.wsw"
+done
+
+total=$((pairs * $(echo "$settings" | wc -w) * $(echo "$scales" | wc -w) * 2))
+done_runs=0
+begin=$(date +%s)
+for r in $(seq 1 "$pairs"); do
+  order="A B"
+  [ $((r % 2)) -eq 0 ] && order="B A"
+  for scale in $scales; do
+    sd="$dir/scale-$scale"
+    for s in $settings; do
+      for side in $order; do
+        [ "$s" = drop-caches ] && { sync; echo 3 >/proc/sys/vm/drop_caches; }
+        out="$sd/$s/$side/run-$r"
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2046
+        $bin load $(flags "$s" "$sd") --evita-version "$build" --out "$out" --build "aa-$side" \
+          --run-id "noise-$scale-$s-$side-$r" >"$out.log" 2>&1 || { echo "noise.sh: run $out failed; its output is in $out.log" >&2; exit 1; }
+        awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f\n", b - a}' >>"$sd/$s/run-seconds"
+        done_runs=$((done_runs + 1))
+        elapsed=$(($(date +%s) - begin))
+        echo "$(date +%T) $out done ($done_runs of $total runs; ETA $(((total - done_runs) * elapsed / done_runs)) s)"
+      done
+    done
+  done
+done
+
+for scale in $scales; do
+  sd="$dir/scale-$scale"
+  echo
+  echo "### A/A noise at scale $scale, $build, $pairs pairs per setting (between runs % | within pairs %)"
+  echo
+  echo "| setting | pairs | mean upsert: between | within | load wall: between | within | goLive: between | within | run wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for s in $settings; do
+    secs=$(awk '{s+=$1; n++} END {printf "%.0f", s/n}' "$sd/$s/run-seconds")
+    $bin compare --method paired-t --format json --all "$sd/$s/A" "$sd/$s/B" | go run ./scripts/noisetable "$s" "$secs"
+  done
+done

@@ -1,0 +1,37 @@
+// Command noisetable prints one row of the noise experiment's table (scripts/noise.sh)
+// from `warmstat compare --method paired-t --format json` on stdin: for the Product
+// mean, the load wall-clock and goLive, the between-run variation and the within-pair
+// noise (one run's, once its pair partner is known), and the mean run wall time given
+// as the second argument.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/warmstat/warmstat/report"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: warmstat compare --method paired-t --format json A B | noisetable SETTING RUN_SECONDS")
+		os.Exit(2)
+	}
+	var c report.CompareJSON
+	if err := json.NewDecoder(os.Stdin).Decode(&c); err != nil {
+		fmt.Fprintln(os.Stderr, "noisetable: stdin is not a compare document:", err)
+		os.Exit(1)
+	}
+	row := fmt.Sprintf("| %s | %d |", os.Args[1], len(c.Pairs))
+	for _, want := range [][2]string{{c.Dominant, "mean"}, {"*", "load_wall"}, {"*", "golive"}} {
+		cell := " — | — |"
+		for _, r := range c.Rows {
+			if r.Collection == want[0] && string(r.Metric) == want[1] && r.CVPct != nil && r.PairCVPct != nil {
+				cell = fmt.Sprintf(" %.2f | %.2f |", *r.CVPct, *r.PairCVPct)
+			}
+		}
+		row += cell
+	}
+	fmt.Println(row + " " + os.Args[2] + " |")
+}
