@@ -518,7 +518,7 @@ func advise(c *Comparison) *Advice {
 	if ref.PairCVPct != nil {
 		a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.PairCVPct, Paired: true}
 		for _, n := range []int{2, 3, 5} {
-			a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), 100 * (math.Exp(t975(float64(n-1))*math.Sqrt(2/float64(n))*math.Log1p(a.CVPct/100)) - 1)})
+			a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), 100 * (math.Exp(halfWidth(math.Log1p(a.CVPct/100), n, pairedDF)) - 1)})
 		}
 		for _, e := range []float64{5, 10} {
 			if n := pairsToResolve(a.CVPct, e, c.Options.ThresholdPct); n > 0 {
@@ -543,20 +543,36 @@ func advise(c *Comparison) *Advice {
 // t(2R-2)*sqrt(2/R)*cv, leaves an effect of effectPct clear of the threshold;
 // 0 when the effect is not larger than the threshold or needs more than 1000 runs.
 func runsToResolve(cvPct, effectPct, thresholdPct float64) int {
+	return toResolve(cvPct, effectPct, thresholdPct, unpairedDF)
+}
+
+// unpairedDF is welch-t's degrees of freedom with n runs per build of equal noise.
+func unpairedDF(n int) float64 { return float64(2*n - 2) }
+
+// toResolve is the smallest n (runs per build, or pairs) whose 95 % half-width
+// t(df(n))*sqrt(2/n)*noise leaves an effect of effectPct clear of the threshold; 0
+// when the effect is not larger than the threshold or needs more than 1000.
+func toResolve(noisePct, effectPct, thresholdPct float64, df func(int) float64) int {
 	room := math.Log1p(effectPct/100) - math.Log1p(thresholdPct/100)
 	if room <= 0 {
 		return 0
 	}
-	cv := math.Log1p(cvPct / 100)
-	for r := 2; r <= 1000; r++ {
-		if t975(float64(2*r-2))*math.Sqrt(2/float64(r))*cv <= room {
-			return r
+	s := math.Log1p(noisePct / 100)
+	for n := 2; n <= 1000; n++ {
+		if halfWidth(s, n, df) <= room {
+			return n
 		}
 	}
 	return 0
 }
 
+// halfWidth is the 95 % half-width (log scale) with n runs per build or pairs at a
+// noise s (log scale).
+func halfWidth(s float64, n int, df func(int) float64) float64 {
+	return t975(df(n)) * math.Sqrt(2/float64(n)) * s
+}
+
 // halfWidthPct is the 95 % half-width (in %) with r runs per build at a between-run CV.
 func halfWidthPct(cvPct float64, r int) float64 {
-	return 100 * (math.Exp(t975(float64(2*r-2))*math.Sqrt(2/float64(r))*math.Log1p(cvPct/100)) - 1)
+	return 100 * (math.Exp(halfWidth(math.Log1p(cvPct/100), r, unpairedDF)) - 1)
 }

@@ -86,12 +86,7 @@ func Health(g *Group, q Quantiles) ([]RunHealth, error) {
 		if len(vals) < 3 {
 			continue
 		}
-		med := median(vals)
-		dev := make([]float64, len(vals))
-		for i, v := range vals {
-			dev[i] = math.Abs(v - med)
-		}
-		sd := 1.4826 * median(dev)
+		med, sd := robust(vals)
 		for i := range out {
 			v := f.get(out[i])
 			if v == nil || out[i].Outlier != "" || med <= 0 {
@@ -170,14 +165,10 @@ func explain(g *Group, out []RunHealth) {
 			if len(side) < 2 {
 				continue
 			}
-			med := median(side)
-			dev := make([]float64, len(side))
-			for k, x := range side {
-				dev[k] = math.Abs(x - med)
-			}
+			med, sd := robust(side)
 			x := vals[i][name]
 			z := 0.0
-			if sd := 1.4826 * median(dev); sd > 0 {
+			if sd > 0 {
 				z = math.Abs(x-med) / sd
 			} else if med != 0 {
 				z = math.Abs(x-med) / math.Abs(med) * 10 // no spread on the side: 10 % off counts as 1 SD
@@ -211,6 +202,17 @@ func dominantOf(sums []*RunSummary) string {
 		}
 	}
 	return best
+}
+
+// robust is the median of v and its robust standard deviation (1.4826 × the median
+// absolute deviation: the SD of normal data, unmoved by a few outliers).
+func robust(v []float64) (med, sd float64) {
+	med = median(v)
+	dev := make([]float64, len(v))
+	for i, x := range v {
+		dev[i] = math.Abs(x - med)
+	}
+	return med, 1.4826 * median(dev)
 }
 
 func median(v []float64) float64 {

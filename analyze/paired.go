@@ -124,18 +124,11 @@ func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
 // t(n-1)*sqrt(2/n)*noise (noise: one run's within-pair noise), leaves an effect of
 // effectPct clear of the threshold; 0 when none up to 1000 would.
 func pairsToResolve(noisePct, effectPct, thresholdPct float64) int {
-	room := math.Log1p(effectPct/100) - math.Log1p(thresholdPct/100)
-	if room <= 0 {
-		return 0
-	}
-	s := math.Log1p(noisePct / 100)
-	for n := 2; n <= 1000; n++ {
-		if t975(float64(n-1))*math.Sqrt(2/float64(n))*s <= room {
-			return n
-		}
-	}
-	return 0
+	return toResolve(noisePct, effectPct, thresholdPct, pairedDF)
 }
+
+// pairedDF is the paired interval's degrees of freedom with n pairs.
+func pairedDF(n int) float64 { return float64(n - 1) }
 
 // pairedInterval is the t(n-1) interval (confidence level) of the mean of the pairs'
 // log differences d, each difference's variance including u2 (what rounding hides).

@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/warmstat/warmstat/report"
@@ -18,12 +19,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: warmstat compare --method paired-t --format json A B | noisetable SETTING RUN_SECONDS")
 		os.Exit(2)
 	}
-	var c report.CompareJSON
-	if err := json.NewDecoder(os.Stdin).Decode(&c); err != nil {
-		fmt.Fprintln(os.Stderr, "noisetable: stdin is not a compare document:", err)
+	r, err := row(os.Stdin, os.Args[1], os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "noisetable:", err)
 		os.Exit(1)
 	}
-	row := fmt.Sprintf("| %s | %d |", os.Args[1], len(c.Pairs))
+	fmt.Println(r)
+}
+
+// row is the table row of the compare document read from in.
+func row(in io.Reader, setting, seconds string) (string, error) {
+	var c report.CompareJSON
+	if err := json.NewDecoder(in).Decode(&c); err != nil {
+		return "", fmt.Errorf("stdin is not a compare document: %w", err)
+	}
+	out := fmt.Sprintf("| %s | %d |", setting, len(c.Pairs))
 	for _, want := range [][2]string{{c.Dominant, "mean"}, {"*", "load_wall"}, {"*", "golive"}} {
 		cell := " — | — |"
 		for _, r := range c.Rows {
@@ -31,7 +41,7 @@ func main() {
 				cell = fmt.Sprintf(" %.2f | %.2f |", *r.CVPct, *r.PairCVPct)
 			}
 		}
-		row += cell
+		out += cell
 	}
-	fmt.Println(row + " " + os.Args[2] + " |")
+	return out + " " + seconds + " |", nil
 }
