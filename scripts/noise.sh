@@ -70,6 +70,7 @@ for r in $(seq 1 "$pairs"); do
       for side in $order; do
         [ "$s" = drop-caches ] && { sync; echo 3 >/proc/sys/vm/drop_caches; }
         out="$sd/$s/$side/run-$r"
+        mkdir -p "$(dirname "$out")"
         t0=$(date +%s.%N)
         # shellcheck disable=SC2046
         $bin load $(flags "$s" "$sd") --evita-version "$build" --out "$out" --build "aa-$side" \
