@@ -483,25 +483,11 @@ func KillAll() int {
 // CPU is the JVM's CPU time so far (user + system of all its threads, from
 // /proc/PID/stat), or an error once it is gone.
 func (s *Server) CPU() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Pid()))
+	f, err := readStat(fmt.Sprintf("/proc/%d/stat", s.Pid()))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("evitaserver: CPU of pid %d: %w", s.Pid(), err)
 	}
-	// the command name (field 2) may hold spaces: fields are counted after its ')'
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("evitaserver: unreadable /proc stat of pid %d", s.Pid())
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("evitaserver: short /proc stat of pid %d", s.Pid())
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
-	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("evitaserver: unreadable CPU times of pid %d", s.Pid())
-	}
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+	return ticks(f[11] + f[12]), nil // utime, stime: fields 14 and 15
 }
 
 // clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux that Go
