@@ -248,6 +248,10 @@ var contract = []contractField{
 		}
 		return strings.Join(m.Conditions.WriterJVMOptions, " ")
 	}},
+	// a warm writer runs compiled code where a fresh one also compiles it: not comparable
+	{"writer-warm-up", true, func(m *runfmt.Manifest) string {
+		return fmt.Sprintf("%d loads", m.Conditions.WarmUpLoads)
+	}},
 	{"dataset", true, func(m *runfmt.Manifest) string { return orUnknown(m.Dataset.Fingerprint) }},
 	{"cores", true, func(m *runfmt.Manifest) string { return optional(m.Machine.Cores) }},
 	{"cpu", true, func(m *runfmt.Manifest) string { return orUnknown(m.Machine.CPUModel) }},

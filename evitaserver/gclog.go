@@ -64,7 +64,7 @@ func (e *NotGCLogError) Error() string {
 // ParseGCLog reads one GC log; name is used in errors.
 func ParseGCLog(r io.Reader, name string) (GCSummary, error) {
 	var s GCSummary
-	n, err := parseInto(r, &s, map[string]bool{})
+	n, err := parseInto(r, &s, map[string]bool{}, 0)
 	if err != nil {
 		return s, err
 	}
@@ -78,7 +78,12 @@ func ParseGCLog(r io.Reader, name string) (GCSummary, error) {
 // counting a pause that appears in two files once. A file with content that carries
 // no GC line is refused, and so is a set with no GC line at all (an empty file) or
 // without the JVM uptime the pause share is measured against.
-func ParseGCFiles(paths ...string) (GCSummary, error) {
+func ParseGCFiles(paths ...string) (GCSummary, error) { return ParseGCFilesFrom(0, paths...) }
+
+// ParseGCFilesFrom is ParseGCFiles counting only the pauses that ended at or after the
+// JVM uptime fromNs (a window that began then: after a warm-up). UptimeNs stays the
+// log's last uptime; the window is UptimeNs - fromNs.
+func ParseGCFilesFrom(fromNs int64, paths ...string) (GCSummary, error) {
 	var s GCSummary
 	seen := map[string]bool{}
 	var total lineCount
@@ -87,7 +92,7 @@ func ParseGCFiles(paths ...string) (GCSummary, error) {
 		if err != nil {
 			return s, err
 		}
-		n, err := parseInto(f, &s, seen)
+		n, err := parseInto(f, &s, seen, fromNs)
 		f.Close()
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", p, err)
@@ -121,7 +126,7 @@ func checkLog(name string, n lineCount, s GCSummary) error {
 	return nil
 }
 
-func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) (lineCount, error) {
+func parseInto(r io.Reader, s *GCSummary, seen map[string]bool, fromNs int64) (lineCount, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := 0
@@ -137,9 +142,11 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) (lineCount, erro
 			continue
 		}
 		n.gc++
+		lineUp := int64(-1)
 		if m := uptimeRe.FindStringSubmatch(text); m != nil {
-			if up, err := strconv.ParseFloat(m[1], 64); err == nil && int64(up*1e9) > s.UptimeNs {
-				s.UptimeNs = int64(up * 1e9)
+			if up, err := strconv.ParseFloat(m[1], 64); err == nil {
+				lineUp = int64(up * 1e9)
+				s.UptimeNs = max(s.UptimeNs, lineUp)
 			}
 		}
 		if m := usingRe.FindStringSubmatch(text); m != nil && s.Collector == "" {
@@ -149,7 +156,7 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool) (lineCount, erro
 			s.JVMVersion, n.versionLine = m[1], line
 		}
 		m := pauseRe.FindStringSubmatch(text)
-		if m == nil {
+		if m == nil || fromNs > 0 && lineUp < fromNs {
 			continue
 		}
 		key := m[1] + "/" + m[2] // a concurrent cycle's Remark and Cleanup share its GC id

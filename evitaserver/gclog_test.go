@@ -76,6 +76,11 @@ func TestParseGCLogRotationCountsOnce(t *testing.T) {
 	if s.Young != 1 || s.Other != 2 || s.Full != 1 || s.PauseNs != 15_336_000 || s.MaxNs != 12_500_000 || s.UptimeNs != 1_500_000_000 {
 		t.Fatalf("%+v", s)
 	}
+	// after a warm-up that ended at 0.8 s: the Remark (0.750 s) and the Young are its
+	if w, err := ParseGCFilesFrom(800_000_000, a, b); err != nil || w.Young != 0 || w.Other != 1 || w.Full != 1 ||
+		w.PauseNs != 12_600_000 || w.UptimeNs != 1_500_000_000 {
+		t.Fatalf("from 0.8 s: %+v %v", w, err)
+	}
 	if _, err := ParseGCFiles(filepath.Join(dir, "missing.log")); err == nil {
 		t.Fatal("missing file accepted")
 	}

@@ -329,14 +329,22 @@ func (s *Server) Tail(n int) string {
 }
 
 // GC reads the server's GC log (with rotations, oldest first).
-func (s *Server) GC() (GCSummary, error) {
+func (s *Server) GC() (GCSummary, error) { return s.GCSince(0) }
+
+// Uptime is how long the JVM has run (from its process start, a few milliseconds
+// before the JVM's own clock starts): the uptime its GC log shows at this moment.
+func (s *Server) Uptime() time.Duration { return time.Since(s.Started) }
+
+// GCSince reads the server's GC log counting only the pauses that ended at or after
+// the JVM uptime from (0: all of them).
+func (s *Server) GCSince(from time.Duration) (GCSummary, error) {
 	var files []string
 	for i := 4; i >= 0; i-- {
 		if p := s.GCLog + "." + strconv.Itoa(i); fileExists(p) {
 			files = append(files, p)
 		}
 	}
-	return ParseGCFiles(append(files, s.GCLog)...)
+	return ParseGCFilesFrom(from.Nanoseconds(), append(files, s.GCLog)...)
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

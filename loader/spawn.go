@@ -48,6 +48,10 @@ type SpawnConfig struct {
 	// WriterJVMOptions are given to the writer JVM after warmstat's own (and a
 	// profiler's), and recorded in the run's conditions.
 	WriterJVMOptions []string
+	// WarmUp is how many loads of the same source the writer does, each into a
+	// throwaway catalog published and deleted, before the measured load (recorded:
+	// runfmt.Conditions.WarmUpLoads). 0: the measured load is the writer JVM's first.
+	WarmUp int
 	// KeepWriterStorage, if set, is where the writer's storage goes after the run: the
 	// writer is then closed gracefully, not killed (tests open it with a server).
 	KeepWriterStorage string
@@ -251,6 +255,17 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		defer dst.Close()
 		c.Target = dst
 	}
+	// the warm-up loads run before the measured load's window and clocks; the writer's
+	// GC is then counted from their end
+	var warmEnd time.Duration
+	if sc.WarmUp > 0 {
+		loads, err := warmUp(runCtx, c, sc.WarmUp, sc.WorkDir, func() (evitaserver.JIT, error) { return evitaserver.ReadJIT(writer.Pid()) })
+		if err != nil {
+			return nil, withCause(runCtx, err, &fault)
+		}
+		c.Manifest.WarmUp, warmEnd = loads, writer.Uptime()
+	}
+	c.Manifest.Conditions.WarmUpLoads = sc.WarmUp
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
@@ -306,10 +321,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 				c.warnf("warning: writer profile: %s\n", e)
 			}
 		}
-		if gc, gerr := writer.GC(); gerr == nil {
+		if gc, gerr := writer.GCSince(warmEnd); gerr == nil { // after a warm-up: the measured part alone
 			young, full := gc.Young, gc.Full
 			m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-				ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
+				ShareOfWallPc: gc.ShareOf(gc.UptimeNs - warmEnd.Nanoseconds())}
 		}
 		<-readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
 		if !live {

@@ -343,7 +343,11 @@ func TestSpawnedReplay(t *testing.T) {
 			jvms = len(evitatest.Processes(tmp))
 		}
 	}
-	res, err := loader.Spawn(ctx, loader.SpawnConfig{Server: src, WorkDir: work, ServerHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}, c)
+	// a warm writer: one warm-up load into a throwaway catalog, published and deleted,
+	// before the measured one (its storage kept to show what is left)
+	storage := filepath.Join(tmp, "storage")
+	res, err := loader.Spawn(ctx, loader.SpawnConfig{Server: src, WorkDir: work, ServerHeap: 1 << 30, Compress: true, Probe: evitatest.Probe,
+		WarmUp: 1, KeepWriterStorage: storage}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,6 +376,23 @@ func TestSpawnedReplay(t *testing.T) {
 	}
 	t.Logf("variance factors read in %s (%.3f %% of the load wall-clock %s): %+v", time.Duration(f.CostNs), 100*float64(f.CostNs)/float64(m.Timings.LoadWallNs),
 		time.Duration(m.Timings.LoadWallNs), f.WriterCPUNs)
+	// the warm-up: recorded, its catalog gone, its run directory too; the measured load
+	// compiled less than the warm-up did
+	if m.Conditions.WarmUpLoads != 1 || len(m.WarmUp) != 1 || m.WarmUp[0].Entities != int64(st.Entities) || m.WarmUp[0].LoadWallNs <= 0 ||
+		m.WarmUp[0].GoLiveNs <= 0 || m.TargetCatalog != "shop" || m.WarmUp[0].JITCompileNs == nil || *f.JITCompileNs >= *m.WarmUp[0].JITCompileNs {
+		t.Fatalf("warm-up: conditions %+v, warm-up %+v, target %s, JIT in the load window %d ns", m.Conditions, m.WarmUp, m.TargetCatalog, *f.JITCompileNs)
+	}
+	t.Logf("JIT compiling: warm-up load %s (its load %s), measured load %s (%d compiles; its load %s)", time.Duration(*m.WarmUp[0].JITCompileNs),
+		time.Duration(m.WarmUp[0].LoadWallNs), time.Duration(*f.JITCompileNs), *f.JITCompiles, time.Duration(m.Timings.LoadWallNs))
+	if _, err := os.Stat(filepath.Join(storage, "shop")); err != nil {
+		t.Fatalf("the measured catalog's storage: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(storage, "shopWarmUp")); !os.IsNotExist(err) {
+		t.Fatalf("the warm-up catalog was not deleted: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "warm-up-1")); !os.IsNotExist(err) {
+		t.Fatalf("the warm-up run's directory was left: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(work, "reader-logs")); !os.IsNotExist(err) {
 		t.Fatalf("a reader was started: %v", err)
 	}

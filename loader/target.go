@@ -18,6 +18,7 @@ import (
 type target interface {
 	createCatalog(ctx context.Context, name string, replace bool, plan evita.ReplicationPlan) error
 	open(ctx context.Context, catalog string, write bool) (targetSession, error)
+	deleteCatalog(ctx context.Context, name string) error
 }
 
 type targetSession interface {
@@ -44,6 +45,11 @@ type remoteTarget struct {
 
 func (t remoteTarget) createCatalog(ctx context.Context, name string, replace bool, plan evita.ReplicationPlan) error {
 	return t.c.CreateCatalog(ctx, name, replace, plan)
+}
+
+func (t remoteTarget) deleteCatalog(ctx context.Context, name string) error {
+	_, err := t.c.DeleteCatalogIfExists(ctx, name)
+	return err
 }
 
 func (t remoteTarget) open(ctx context.Context, catalog string, write bool) (targetSession, error) {
@@ -115,6 +121,10 @@ func (t embeddedTarget) replicate(p evita.ReplicationPlan) error {
 	}, t.w.DefineEntitySchema, func(m *pb.GrpcModifyEntitySchemaMutation) error {
 		return (embeddedSession{w: t.w}).updateEntitySchema(context.Background(), m)
 	})
+}
+
+func (t embeddedTarget) deleteCatalog(_ context.Context, name string) error {
+	return t.w.DeleteCatalog(name)
 }
 
 func (t embeddedTarget) open(_ context.Context, catalog string, write bool) (targetSession, error) {

@@ -326,6 +326,15 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},
 	}...)
+	for i, wu := range m.WarmUp {
+		jit := ""
+		if wu.JITCompileNs != nil {
+			jit = ", JIT compiling " + Seconds(*wu.JITCompileNs)
+		}
+		clock = append(clock, []string{fmt.Sprintf("warm-up load %d", i+1), Seconds(wu.LoadWallNs),
+			fmt.Sprintf("not measured: %s entities into a throwaway catalog, goLive %s%s, then deleted; the figures above are the warm writer's",
+				Int(wu.Entities), Seconds(wu.GoLiveNs), jit)})
+	}
 	if md {
 		if err := Table(w, Markdown, 1, []string{"clock", "time", "note"}, clock); err != nil {
 			return err
@@ -457,6 +466,9 @@ func Conditions(m *runfmt.Manifest) string {
 			v = "none"
 		}
 		parts = append(parts, conditionNames[f]+"="+v)
+	}
+	if n := m.Conditions.WarmUpLoads; n > 0 { // named only when set: most runs have none
+		parts = append(parts, fmt.Sprintf("writer-warm-up=%d", n))
 	}
 	return strings.Join(parts, " ")
 }

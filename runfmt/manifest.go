@@ -88,6 +88,9 @@ type Manifest struct {
 	// measured work (spawn mode; nil otherwise).
 	Factors  *VarianceFactors `json:"variance_factors,omitempty"`
 	ReaderGC *GCStats         `json:"reader_gc,omitempty"`
+	// WarmUp is what each warm-up load before the measured one took (Conditions.
+	// WarmUpLoads of them), for the reader: none of it is in the measured figures.
+	WarmUp []WarmUpLoad `json:"warm_up,omitempty"`
 	// WriterProfile: a profiler ran on the writer (runfmt/profile.go); nil = unprofiled.
 	WriterProfile *WriterProfile `json:"writer_profile,omitempty"`
 	Import        *Import        `json:"import,omitempty"`
@@ -215,6 +218,11 @@ type Conditions struct {
 	// WriterJVMOptions are JVM options the user gave the writer (load
 	// --writer-jvm-option), after warmstat's own; none when empty.
 	WriterJVMOptions []string `json:"writer_jvm_options,omitempty"`
+	// WarmUpLoads is how many loads of the same workload the writer JVM did, each into
+	// a throwaway catalog published and then deleted, before the measured load (load
+	// --writer-warm-up): the measured load then runs on compiled code, as a production
+	// server's next publish does. 0: the measured load was the JVM's first.
+	WarmUpLoads int `json:"warm_up_loads,omitempty"`
 }
 
 // Dataset fingerprints the source catalog by its per-collection entity counts.
@@ -454,6 +462,14 @@ func (m *Manifest) validate() error {
 	if m.Conditions.MaxPerCollection < 0 {
 		return ferr("conditions.max_per_collection", "negative")
 	}
+	if m.Conditions.WarmUpLoads < 0 {
+		return ferr("conditions.warm_up_loads", "negative")
+	}
+	// a run records every warm-up load it did, or it ended during them (then it has no
+	// measured load, and fewer records than the condition says)
+	if len(m.WarmUp) > m.Conditions.WarmUpLoads || m.Outcome.Status == OutcomeComplete && len(m.WarmUp) != m.Conditions.WarmUpLoads {
+		return ferr("warm_up", "%d records for conditions.warm_up_loads %d", len(m.WarmUp), m.Conditions.WarmUpLoads)
+	}
 	if m.Dataset.Fingerprint != Fingerprint(m.Dataset.SourceCounts) {
 		return ferr("dataset.fingerprint", "%q does not match source_counts (expected %q)", m.Dataset.Fingerprint, Fingerprint(m.Dataset.SourceCounts))
 	}
@@ -672,6 +688,16 @@ func expectedCount(source int64, maxPerCollection int) int64 {
 		return min(source, int64(maxPerCollection))
 	}
 	return source
+}
+
+// WarmUpLoad is one warm-up load: its load wall-clock and its goLive, outside the
+// run's clocks, and the JIT's compile time over it (nil when unread): what the warm-up
+// took off the measured load.
+type WarmUpLoad struct {
+	Entities     int64  `json:"entities"`
+	LoadWallNs   int64  `json:"load_wall_ns"`
+	GoLiveNs     int64  `json:"golive_ns"`
+	JITCompileNs *int64 `json:"jit_compile_ns,omitempty"`
 }
 
 // VarianceFactors are what the JVMs and the machine did during the load window beside

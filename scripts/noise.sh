@@ -12,14 +12,16 @@
 #   NOISE_BUILD     the release on both sides (default 2026.2.3, fetched by make evita)
 #   NOISE_SCALES    seeded catalog scales (default "0.02 0.05")
 #   NOISE_PAIRS     pairs per setting (default 4)
-#   NOISE_SETTINGS  any of: live replay embedded pretouch no-archive drop-caches
-#                   (default "live replay embedded pretouch no-archive")
+#   NOISE_SETTINGS  any of: live replay embedded pretouch no-archive drop-caches warm warm2
+#                   (default "live replay embedded pretouch no-archive warm")
 #
 # live: a reader server in the load window (the harness's way); replay: the writer
 # alone replays a workload read once; embedded: the same replay in warmstat's embedded
 # writer, no transport; pretouch: replay with -XX:+AlwaysPreTouch on the pinned heap;
 # no-archive: replay with JVMs booted without the class-data archive; drop-caches:
-# replay after dropping the page cache before every run (root only). 2 cores cannot
+# replay after dropping the page cache before every run (root only); warm / warm2: replay
+# on a writer that loaded the workload once / twice into a throwaway catalog first
+# (--writer-warm-up, a recorded condition: it measures a warm JVM). 2 cores cannot
 # give writer, reader and loader cores of their own, so CPU placement is not tried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,13 +30,13 @@ dir="${NOISE_DIR:-${TMPDIR:-/tmp}/warmstat-noise}"
 build="${NOISE_BUILD:-2026.2.3}"
 scales="${NOISE_SCALES:-0.02 0.05}"
 pairs="${NOISE_PAIRS:-4}"
-settings="${NOISE_SETTINGS:-live replay embedded pretouch no-archive}"
+settings="${NOISE_SETTINGS:-live replay embedded pretouch no-archive warm}"
 
 for s in $settings; do
   case "$s" in
-    live | replay | embedded | pretouch | no-archive) ;;
+    live | replay | embedded | pretouch | no-archive | warm | warm2) ;;
     drop-caches) [ -w /proc/sys/vm/drop_caches ] || { echo "noise.sh: drop-caches needs root (/proc/sys/vm/drop_caches)" >&2; exit 2; } ;;
-    *) echo "noise.sh: unknown setting $s (live replay embedded pretouch no-archive drop-caches)" >&2; exit 2 ;;
+    *) echo "noise.sh: unknown setting $s (live replay embedded pretouch no-archive drop-caches warm warm2)" >&2; exit 2 ;;
   esac
 done
 ./scripts/owned-dir.sh "$dir"
@@ -47,6 +49,8 @@ flags() {
     embedded) echo "--replay $2/shop.wsw --target-mode embedded" ;;
     pretouch) echo "--replay $2/shop.wsw --writer-jvm-option=-XX:+AlwaysPreTouch" ;;
     no-archive) echo "--replay $2/shop.wsw --no-class-archive" ;;
+    warm) echo "--replay $2/shop.wsw --writer-warm-up 1" ;;
+    warm2) echo "--replay $2/shop.wsw --writer-warm-up 2" ;;
   esac
 }
 

@@ -57,6 +57,7 @@ func abCommand() *cli.Command {
 			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
 			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
 			&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
+			&cli.IntFlag{Name: "writer-warm-up", Usage: "in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
 			&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 			&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
 			&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
@@ -114,6 +115,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
+	}
+	if w := cmd.Int("writer-warm-up"); w < 0 || w > 5 {
+		return usageError(cmd, "--writer-warm-up %d: 0 to 5 loads", w)
 	}
 	if w := cmd.Int("warmup"); w < 0 || w > 10 {
 		return usageError(cmd, "--warmup %d: must be 0 to 10", w)
@@ -203,7 +207,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe,
-				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive")}
+				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive"),
+				WarmUp: cmd.Int("writer-warm-up")}
 			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
 			if plan.Replay { // the workload is the source: proved whole before every run, no reader
@@ -544,6 +549,9 @@ func jvmConditions(cmd *cli.Command) string {
 	}
 	if cmd.Bool("no-class-archive") {
 		out += " class-archive=false"
+	}
+	if n := cmd.Int("writer-warm-up"); n > 0 {
+		out += fmt.Sprintf(" writer-warm-up=%d", n)
 	}
 	return out
 }

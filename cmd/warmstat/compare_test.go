@@ -108,6 +108,9 @@ func TestCompareRefusals(t *testing.T) {
 		"collections":        func(m *runfmt.Manifest) { m.Conditions.CollectionSubset = []string{"Product"} },
 		"prefetch":           func(m *runfmt.Manifest) { m.Conditions.Prefetch = true },
 		"writer-jvm-options": func(m *runfmt.Manifest) { m.Conditions.WriterJVMOptions = []string{"-XX:+AlwaysPreTouch"} },
+		"writer-warm-up": func(m *runfmt.Manifest) {
+			m.Conditions.WarmUpLoads, m.WarmUp = 1, []runfmt.WarmUpLoad{{Entities: m.Entities, LoadWallNs: 1e9, GoLiveNs: 1e8}}
+		},
 		"dataset": func(m *runfmt.Manifest) {
 			m.Dataset.SourceCounts["Product"]++
 			m.Dataset.Fingerprint = runfmt.Fingerprint(m.Dataset.SourceCounts)
