@@ -36,8 +36,12 @@ func ParseMethod(s string) (Method, error) {
 	return "", fmt.Errorf("unknown method %q (use %s, %s, %s or %s)", s, methodWelch, methodPaired, methodTwoStage, methodCluster)
 }
 
-// Paired is the paired method's name (a series' pairs; CompareOptions.Pairs).
-const Paired = methodPaired
+// Paired is the paired method's name (a series' pairs; CompareOptions.Pairs);
+// Unpaired the independent groups' (Welch), the default outside a series.
+const (
+	Paired   = methodPaired
+	Unpaired = methodWelch
+)
 
 // Bootstrap reports whether the method resamples (and so depends on a seed).
 func (m Method) Bootstrap() bool { return m == methodTwoStage || m == methodCluster }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"time"
 )
 
 // methodPaired: a t-interval over the pairs of an interleaved series (a run of A and
@@ -138,4 +140,46 @@ func pairedInterval(d []float64, u2, level float64) (float64, float64) {
 	se := math.Sqrt((variance(d) + u2) / n)
 	t := tq(n-1, level)
 	return m - t*se, m + t*se
+}
+
+// PairsByStartTime pairs the i-th run of A with the i-th of B in start order, for runs
+// interleaved without a series (by hand, or by scripts/noise.sh): refused unless both
+// groups hold as many runs and the two runs of every pair ran back to back (no run of
+// either group started between them).
+func PairsByStartTime(a, b *Group) ([]Pair, error) {
+	if len(a.Runs) != len(b.Runs) {
+		return nil, fmt.Errorf("pairing by start time needs as many runs on each side (A %d, B %d); a series' sides are paired by its series.json", len(a.Runs), len(b.Runs))
+	}
+	type run struct {
+		at   time.Time
+		side string
+		i    int
+	}
+	var all []run
+	for _, g := range []*Group{a, b} {
+		for i, r := range g.Runs {
+			if r.Manifest.StartedAt == nil {
+				return nil, fmt.Errorf("run %s records no start time: its neighbour is unknown", r.Dir)
+			}
+			all = append(all, run{*r.Manifest.StartedAt, g.Name, i})
+		}
+	}
+	slices.SortStableFunc(all, func(x, y run) int { return x.at.Compare(y.at) })
+	pos := map[string]int{}
+	for k, r := range all {
+		pos[r.side+fmt.Sprint(r.i)] = k
+	}
+	var pairs []Pair
+	for i := range a.Runs {
+		pa, pb := pos["A"+fmt.Sprint(i)], pos["B"+fmt.Sprint(i)]
+		if pa-pb != 1 && pb-pa != 1 {
+			return nil, fmt.Errorf("runs %s and %s (the %d. of each side) did not run back to back: they are no pair", a.Runs[i].Dir, b.Runs[i].Dir, i+1)
+		}
+		first := "A"
+		if pb < pa {
+			first = "B"
+		}
+		pairs = append(pairs, Pair{A: a.Runs[i].Dir, B: b.Runs[i].Dir, First: first})
+	}
+	return pairs, nil
 }

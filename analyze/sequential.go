@@ -134,6 +134,10 @@ type GateLook struct {
 	// both cases, for comparison.
 	NoisePct      *float64 `json:"noise_pct,omitempty"`
 	BetweenRunPct *float64 `json:"between_run_cv_pct,omitempty"`
+	// PlanRuns, when not even the plan's maximum would resolve the gate, is the
+	// maximum (runs per side, or pairs) a new series would need at this noise and
+	// change (nil: more than 100, or unknown).
+	PlanRuns *int `json:"plan_runs,omitempty"`
 }
 
 // Resolved reports whether the gate has its answer.
@@ -194,12 +198,33 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 		if !gl.Resolved() {
 			done = false
 			gl.MoreRuns = projectRuns(r, plan, n, o.ThresholdPct)
+			if gl.MoreRuns == nil && gl.Reason == "" {
+				gl.PlanRuns = planRuns(r, plan, o.ThresholdPct)
+			}
 		}
 		l.Gates = append(l.Gates, gl)
 	}
 	l.Done = done || n >= plan.MaxRuns
 	return l, nil
 }
+
+// planRuns is, for a gate this plan cannot resolve, the smallest --max-runs of a new
+// plan (same budget, same first look) whose last look would resolve it at the noise
+// and change seen so far; nil beyond maxPlanRuns or when the noise is unknown. A
+// series cannot be extended instead: its budget was spread over its own maximum.
+func planRuns(r Row, plan SequentialPlan, thresholdPct float64) *int {
+	for m := plan.MaxRuns + 1; m <= maxPlanRuns; m++ {
+		q := plan
+		q.MaxRuns = m
+		if more := projectRuns(r, q, m-1, thresholdPct); more != nil {
+			return &m
+		}
+	}
+	return nil
+}
+
+// maxPlanRuns bounds planRuns: beyond it, the answer is to lower the noise.
+const maxPlanRuns = 100
 
 // projectRuns is the smallest number of further runs per side after which the plan's
 // interval, at the between-run noise and the change seen so far, would clear the

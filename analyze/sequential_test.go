@@ -159,3 +159,28 @@ func BenchmarkSequentialCalibration(b *testing.B) {
 		}
 	}
 }
+
+// A gate no look of the plan can resolve gets the maximum a new plan would need: the
+// smallest one whose last look resolves it at the noise and change seen, none beyond
+// 100, none when the noise is unknown.
+func TestPlanRunsIsTheSmallestPlanThatResolves(t *testing.T) {
+	ptr := func(v float64) *float64 { return &v }
+	three := 3
+	plan := SequentialPlan{MinRuns: 2, MaxRuns: 3, AlphaPct: 5, Paired: true}
+	quiet := Row{Pairs: &three, PairCVPct: ptr(3), DeltaPct: ptr(0.3)}
+	m := planRuns(quiet, plan, 2)
+	if m == nil || *m <= plan.MaxRuns {
+		t.Fatalf("plan runs %v for 3 %% within-pair noise", m)
+	}
+	at := func(max int) bool { q := plan; q.MaxRuns = max; return projectRuns(quiet, q, max-1, 2) != nil }
+	if !at(*m) || at(*m-1) {
+		t.Fatalf("a plan of %d resolves: %v; of %d: %v", *m, at(*m), *m-1, at(*m-1))
+	}
+	if loud := planRuns(Row{Pairs: &three, PairCVPct: ptr(40), DeltaPct: ptr(0.3)}, plan, 2); loud != nil {
+		t.Fatalf("40 %% noise: a plan of %d", *loud)
+	}
+	if unknown := planRuns(Row{Pairs: &three, DeltaPct: ptr(0.3)}, plan, 2); unknown != nil {
+		t.Fatalf("unknown noise: a plan of %d", *unknown)
+	}
+	t.Logf("3 %% within-pair noise, a change of +0.3 %%, ±2 %%: a plan of %d pairs", *m)
+}

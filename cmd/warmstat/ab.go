@@ -316,8 +316,8 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		if e.Health.GoLiveS != nil {
 			inside += time.Duration(*e.Health.GoLiveS * 1e9)
 		}
-		fmt.Fprintf(w, "     run took %s, %s of it outside the load and goLive (boots, copies, activation, verification, teardown); the series has run %s\n",
-			took.Round(time.Second), max(0, took-inside).Round(time.Second), seriesTime(s).Round(time.Second))
+		fmt.Fprintf(w, "     run took %s, %s of it outside the load and goLive (%s); the series has run %s\n",
+			took.Round(time.Second), max(0, took-inside).Round(time.Second), outsideWhat(s), seriesTime(s).Round(time.Second))
 	}
 	done := len(s.Entries)
 	per, _ := meanRun(s)
@@ -347,6 +347,14 @@ func runWall(e series.Entry) (time.Duration, bool) {
 		return 0, false
 	}
 	return e.Ended.Sub(*e.Started), true
+}
+
+// outsideWhat names what a run of the series does outside its load and goLive.
+func outsideWhat(s *series.State) string {
+	if strings.Contains(s.Plan.Conditions, "writer-warm-up=") {
+		return "boots, copies, the writer's warm-up loads, activation, verification, teardown"
+	}
+	return "boots, copies, activation, verification, teardown"
 }
 
 // meanRun is the mean wall time of the series' timed runs, and how long outside their
@@ -412,8 +420,10 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 			line += "  (" + g.Reason + ")"
 		case g.MoreRuns != nil:
 			line += fmt.Sprintf("  about %d more %s would resolve it", *g.MoreRuns, unit)
+		case g.PlanRuns != nil:
+			line += fmt.Sprintf("  not resolvable within %d %s at this noise (a series of about %d would be)", s.Plan.MaxRuns, unit, *g.PlanRuns)
 		default:
-			line += fmt.Sprintf("  not resolvable within %d %s at this noise", s.Plan.MaxRuns, unit)
+			line += fmt.Sprintf("  not resolvable within %d %s at this noise (nor within 100: lower the noise)", s.Plan.MaxRuns, unit)
 		}
 		fmt.Fprintln(w, line)
 		if g.NoisePct != nil { // the machine's precision, before any verdict
@@ -427,6 +437,45 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 			fmt.Fprintf(w, "  %-20s %s\n", "", noise)
 		}
 	}
+}
+
+// nextStep says, for each gate a finished series left without an answer, why and what
+// would give one: a series planned for more runs (a series cannot be extended: its
+// false-verdict budget was spread over its own maximum) or less noise.
+func nextStep(w io.Writer, st *series.State) {
+	if st.Outcome.Reason != "max-runs" { // resolved: the verdicts are the answer
+		return
+	}
+	unit := "runs per side"
+	if st.Plan.Method() == analyze.Paired {
+		unit = "pairs"
+	}
+	open := 0
+	for _, g := range st.Outcome.Gates {
+		if g.Resolved() {
+			continue
+		}
+		open++
+		line := "not resolved: " + g.Gate
+		if g.LowPct != nil {
+			line += fmt.Sprintf(": its interval [%+.1f %%, %+.1f %%] straddles ±%g %%", *g.LowPct, *g.HighPct, st.Plan.ThresholdPct)
+		}
+		switch {
+		case g.Reason != "":
+			line += " (" + g.Reason + ")"
+		case g.NoisePct == nil:
+		case g.PlanRuns != nil:
+			line += fmt.Sprintf("; at its noise (%.2f %% per run) a series of about %d %s would resolve it: start one (a new --out, --max-runs %d), or lower the noise first",
+				*g.NoisePct, *g.PlanRuns, unit, *g.PlanRuns)
+		default:
+			line += fmt.Sprintf("; at its noise (%.2f %% per run) not even 100 %s would: lower the noise first", *g.NoisePct, unit)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if open == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  (lowering the noise: --replay takes the reader out of the load, --writer-warm-up 1 the JIT's compiling; make noise measures what each buys on this machine)")
 }
 
 func opt(v *float64, prec int) string {
@@ -450,9 +499,10 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		}
 	}
 	fmt.Fprintln(out)
+	nextStep(out, st)
 	if per, outside := meanRun(st); per > 0 {
-		fmt.Fprintf(out, "machine time: %s in %d runs, %s per run on average, %s of it outside the load and goLive (boots, copies, activation, verification, teardown)\n",
-			seriesTime(st).Round(time.Second), len(st.Entries), per.Round(time.Second), outside.Round(time.Second))
+		fmt.Fprintf(out, "machine time: %s in %d runs, %s per run on average, %s of it outside the load and goLive (%s)\n",
+			seriesTime(st).Round(time.Second), len(st.Entries), per.Round(time.Second), outside.Round(time.Second), outsideWhat(st))
 	}
 	printHealth(out, st)
 	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")

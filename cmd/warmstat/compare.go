@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -171,7 +169,7 @@ func loadComparison(cmd *cli.Command, pathA, pathB string, f report.Format) ([]*
 // seriesPairing: two sides of one series (DIR/A and DIR/B, either way round) are
 // compared by the pairs its series.json records, unless --method says otherwise (or
 // the series was run --unpaired). --method paired-t on other groups pairs their runs
-// by start time (pairsByTime).
+// by start time (analyze.PairsByStartTime).
 func seriesPairing(cmd *cli.Command, pathA, pathB string, groups []*analyze.Group, opts *analyze.CompareOptions) error {
 	absA, errA := filepath.Abs(pathA)
 	absB, errB := filepath.Abs(pathB)
@@ -187,7 +185,7 @@ func seriesPairing(cmd *cli.Command, pathA, pathB string, groups []*analyze.Grou
 	explicit := cmd.IsSet("method")
 	switch {
 	case st == nil && opts.Method == analyze.Paired:
-		pairs, err := pairsByTime(groups)
+		pairs, err := analyze.PairsByStartTime(groups[0], groups[1])
 		if err != nil {
 			return usageError(cmd, "--method %s: %v", analyze.Paired, err)
 		}
@@ -217,47 +215,4 @@ func refused(cmd *cli.Command, f report.Format, err error, opts analyze.CompareO
 		}
 	}
 	return err
-}
-
-// pairsByTime pairs the i-th run of A with the i-th of B in start order, for runs
-// interleaved without a series (by hand, or by scripts/noise.sh): refused unless both
-// groups hold as many runs and the two runs of every pair ran back to back (no run of
-// either group started between them).
-func pairsByTime(groups []*analyze.Group) ([]analyze.Pair, error) {
-	a, b := groups[0], groups[1]
-	if len(a.Runs) != len(b.Runs) {
-		return nil, fmt.Errorf("pairing by start time needs as many runs on each side (A %d, B %d); a series' sides are paired by its series.json", len(a.Runs), len(b.Runs))
-	}
-	type run struct {
-		at   time.Time
-		side string
-		i    int
-	}
-	var all []run
-	for _, g := range []*analyze.Group{a, b} {
-		for i, r := range g.Runs {
-			if r.Manifest.StartedAt == nil {
-				return nil, fmt.Errorf("run %s records no start time: its neighbour is unknown", r.Dir)
-			}
-			all = append(all, run{*r.Manifest.StartedAt, g.Name, i})
-		}
-	}
-	slices.SortStableFunc(all, func(x, y run) int { return x.at.Compare(y.at) })
-	pos := map[string]int{}
-	for k, r := range all {
-		pos[r.side+fmt.Sprint(r.i)] = k
-	}
-	var pairs []analyze.Pair
-	for i := range a.Runs {
-		pa, pb := pos["A"+fmt.Sprint(i)], pos["B"+fmt.Sprint(i)]
-		if pa-pb != 1 && pb-pa != 1 {
-			return nil, fmt.Errorf("runs %s and %s (the %d. of each side) did not run back to back: they are no pair", a.Runs[i].Dir, b.Runs[i].Dir, i+1)
-		}
-		first := "A"
-		if pb < pa {
-			first = "B"
-		}
-		pairs = append(pairs, analyze.Pair{A: a.Runs[i].Dir, B: b.Runs[i].Dir, First: first})
-	}
-	return pairs, nil
 }
