@@ -23,10 +23,10 @@ func TestExportedSurface(t *testing.T) {
 		"Comparison.Comparable", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
 		"Faster", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
-		"OptionError.Error", "Overall", "Pair", "Paired", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
+		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
 		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "Row", "Row.Name", "RunHealth", "RunNote",
 		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.FirstLook", "SequentialPlan.Level", "Setting", "Slower", "Stats",
-		"Summarize", "TargetModes", "Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unresolved", "Verdict",
+		"Summarize", "TargetModes", "Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",
 	}
 	fset := token.NewFileSet()
 	files, _ := filepath.Glob("*.go")

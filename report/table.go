@@ -176,7 +176,7 @@ var conditionNames = map[string]string{
 	"server-heap": "writer", "reader-heap": "reader", "server-version": "server", "loader": "loader", "target-mode": "target",
 	"storage-compress": "storage.compress", "cache": "cache", "traffic-recording": "traffic-recording", "batch-size": "batch",
 	"cap": "cap", "collections": "collections", "prefetch": "prefetch", "dataset": "dataset", "cores": "cores", "memory-limit": "memory",
-	"writer-profile": "writer profile",
+	"writer-profile": "writer profile", "writer-warm-up": "writer warm-up", "writer-jvm-options": "writer JVM options",
 }
 
 // TableJSON is the stable JSON shape of a table.
@@ -235,8 +235,9 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 		}
 		if len(vals) > 1 {
 			condCols = append(condCols, f)
-		} else if f == "writer-profile" && first == "none" {
-			continue // unprofiled, as runs normally are: no caption
+		} else if f == "writer-profile" && first == "none" || f == "writer-warm-up" && first == "0 loads" ||
+			f == "writer-jvm-options" && first == "none" {
+			continue // as runs normally are: no caption
 		} else if first != "" {
 			caption = append(caption, conditionCaption(name, first))
 		}

@@ -332,9 +332,11 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 				most = max(most, *g.MoreRuns)
 			}
 		}
-		if most > 0 {
-			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%d more runs per side), at most %s\n",
-				(per * time.Duration(2*most)).Round(time.Second), most, (per * time.Duration(max(0, left))).Round(time.Second))
+		// the projection counts from the look: runs done since it are part of it, and
+		// the plan's maximum caps it
+		if rem := min(left, 2*(s.Plan.Warmup+s.Looks[n-1].Runs+most)-done); most > 0 && rem > 0 {
+			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%d more runs), at most %s\n",
+				(per * time.Duration(rem)).Round(time.Second), rem, (per * time.Duration(max(0, left))).Round(time.Second))
 			return
 		}
 	}
