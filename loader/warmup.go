@@ -32,7 +32,7 @@ func warmUp(ctx context.Context, c Config, n int, work string, jit func() (evita
 	var out []runfmt.WarmUpLoad
 	for i := 1; i <= n; i++ {
 		w := c
-		w.TargetCatalog, w.ReplaceTarget = name, true // a warm-up catalog is ours whatever it holds
+		w.TargetCatalog, w.ReplaceTarget = name, true // the writer is a server this run started: all it holds is ours
 		w.Out = filepath.Join(work, fmt.Sprintf("warm-up-%d", i))
 		w.Window, w.finalize, w.AfterUpsert = nil, nil, nil
 		w.Manifest.RunID = c.Manifest.RunID + fmt.Sprintf("-warm-up-%d", i)

@@ -116,8 +116,8 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
 	}
-	if w := cmd.Int("writer-warm-up"); w < 0 || w > 5 {
-		return usageError(cmd, "--writer-warm-up %d: 0 to 5 loads", w)
+	if _, err := writerWarmUp(cmd); err != nil {
+		return err
 	}
 	if w := cmd.Int("warmup"); w < 0 || w > 10 {
 		return usageError(cmd, "--warmup %d: must be 0 to 10", w)

@@ -298,8 +298,8 @@ func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) 
 		}
 	}
 	sc.WriterJVMOptions, sc.NoClassArchive = cmd.StringSlice("writer-jvm-option"), cmd.Bool("no-class-archive")
-	if sc.WarmUp = cmd.Int("writer-warm-up"); sc.WarmUp < 0 || sc.WarmUp > 5 {
-		return sc, usageError(cmd, "--writer-warm-up %d: 0 to 5 loads", sc.WarmUp)
+	if sc.WarmUp, err = writerWarmUp(cmd); err != nil {
+		return sc, err
 	}
 	src, err := serverSource(cmd, "spawn mode")
 	sc.Server = src
@@ -377,6 +377,14 @@ func leanRuntime() {
 		// cores the servers need
 		runtime.GOMAXPROCS(1)
 	}
+}
+
+// writerWarmUp is --writer-warm-up (load and ab), checked: 0 to 5 loads.
+func writerWarmUp(cmd *cli.Command) (int, error) {
+	if n := cmd.Int("writer-warm-up"); n < 0 || n > 5 {
+		return 0, usageError(cmd, "--writer-warm-up %d: 0 to 5 loads", n)
+	}
+	return cmd.Int("writer-warm-up"), nil
 }
 
 // openReplay verifies a whole workload file and opens it to be replayed, with its SHA-256.

@@ -224,3 +224,14 @@ func TestReportErrors(t *testing.T) {
 		t.Errorf("%d %q", code, stderr)
 	}
 }
+
+// --writer-warm-up outside 0..5 is a usage error in ab, before any server starts (load
+// shares the check: writerWarmUp).
+func TestWriterWarmUpIsChecked(t *testing.T) {
+	tmp := t.TempDir()
+	_, stderr, code := runCLI(t, "ab", "--pristine", tmp, "--catalog", "shop", "--a", "2026.2.3", "--b", "2026.2.3", "--out", filepath.Join(tmp, "s"),
+		"--server-heap", "1g", "--reader-heap", "1g", "--writer-warm-up", "9")
+	if code != 2 || !strings.Contains(stderr, "--writer-warm-up 9: 0 to 5 loads") {
+		t.Errorf("ab: exit %d %q", code, stderr)
+	}
+}
