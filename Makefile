@@ -26,11 +26,15 @@ fmt-check:
 # packages take turns on the machine (a lock), hence the generous timeout. The small
 # pristine snapshot most spawn tests read is seeded once for all packages, in a
 # directory made for this run and removed after it (WARMSTAT_TEST_SHARED).
+# The tests' JVMs run the real servers with the JIT's top tier off (TEST_JVM_OPTIONS, given
+# through JDK_JAVA_OPTIONS, which every run records): the same code on half the CPU, as no
+# test takes a figure of speed; TestSpawnedReplay clears it and runs the default JIT.
 TESTFLAGS ?=
+TEST_JVM_OPTIONS ?= -XX:TieredStopAtLevel=1
 test: vet fmt-check
 	@shared=$$(mktemp -d "$${TMPDIR:-/tmp}/warmstat-test-shared-XXXXXX") && trap 'rm -rf "$$shared"' EXIT && \
-	echo 'WARMSTAT_TEST_SHARED='"$$shared"' WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...' && \
-	WARMSTAT_TEST_SHARED="$$shared" WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
+	echo 'JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED='"$$shared"' WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...' && \
+	JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED="$$shared" WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:

@@ -242,11 +242,17 @@ var contract = []contractField{
 		return strings.Join(s, ",")
 	}},
 	{"prefetch", true, func(m *runfmt.Manifest) string { return fmt.Sprint(m.Conditions.Prefetch) }},
+	// the options given to the writer, and those its JVM took from the environment
+	// (JDK_JAVA_OPTIONS=...): a shell's variable changes the JVM as much as a flag does
 	{"writer-jvm-options", true, func(m *runfmt.Manifest) string {
-		if len(m.Conditions.WriterJVMOptions) == 0 {
+		o := slices.Clone(m.Conditions.WriterJVMOptions)
+		if m.Server.JVM != nil {
+			o = append(o, m.Server.JVM.EnvOptions...)
+		}
+		if len(o) == 0 {
 			return "none"
 		}
-		return strings.Join(m.Conditions.WriterJVMOptions, " ")
+		return strings.Join(o, " ")
 	}},
 	// a warm writer runs compiled code where a fresh one also compiles it: not comparable
 	{"writer-warm-up", true, func(m *runfmt.Manifest) string {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,6 +369,10 @@ type JVM struct {
 	GC      string   // the collector the JVM chose or was told to use, e.g. G1
 	Options []string // the options warmstat passed
 	Flags   []string // the JVM's final flags (-XX:+PrintCommandLineFlags), ergonomics included
+	// EnvOptions are options the JVM took from its environment, as the JVM itself says
+	// ("Picked up JDK_JAVA_OPTIONS: ..."), each "VARIABLE=value": they change what a run
+	// measures as much as options warmstat passes, and no flag of warmstat's shows them.
+	EnvOptions []string
 	// ClassArchive is the class-data archive the JVM mapped ("" if none); CDSWarning is
 	// the JVM's own word when it was given one and booted without it.
 	ClassArchive, CDSWarning string
@@ -431,6 +436,9 @@ func (j *JVM) read(r io.Reader, name string) error {
 		if strings.Contains(line, "][cds") && (strings.Contains(line, "[warning]") || strings.Contains(line, "[error]")) && j.CDSWarning == "" {
 			j.CDSWarning = line // e.g. an archive of another JVM build: the JVM boots without it
 		}
+		if e, ok := pickedUp(line); ok && !slices.Contains(j.EnvOptions, e) {
+			j.EnvOptions = append(j.EnvOptions, e)
+		}
 		if k, v, ok := strings.Cut(line, " = "); ok {
 			switch k {
 			case "java.vendor":
@@ -452,6 +460,25 @@ func (j *JVM) read(r io.Reader, name string) error {
 		return fmt.Errorf("evitaserver: %s does not name the JVM (vendor %q, version %q, GC %q)", name, j.Vendor, j.Version, j.GC)
 	}
 	return sc.Err()
+}
+
+// JavaOptionsVariables are the environment variables a JVM (or its java launcher)
+// takes options from.
+var JavaOptionsVariables = []string{"JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"}
+
+// pickedUp reads the line a JVM prints when it takes options from the environment
+// ("NOTE: Picked up JDK_JAVA_OPTIONS: -Xss2m", "Picked up JAVA_TOOL_OPTIONS: ...") as
+// "JDK_JAVA_OPTIONS=-Xss2m".
+func pickedUp(line string) (string, bool) {
+	_, rest, ok := strings.Cut(line, "Picked up ")
+	if !ok {
+		return "", false
+	}
+	v, val, ok := strings.Cut(rest, ": ")
+	if !ok || !slices.Contains(JavaOptionsVariables, v) {
+		return "", false
+	}
+	return v + "=" + strings.TrimSpace(val), true
 }
 
 // running are the JVMs this process started and that have not exited.

@@ -429,7 +429,7 @@ func (s *Server) Record() (*runfmt.ServerBuild, *runfmt.JVM) {
 	if err != nil {
 		return b, nil
 	}
-	rj := &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, Options: j.Options, Flags: j.Flags}
+	rj := &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, Options: j.Options, Flags: j.Flags, EnvOptions: j.EnvOptions}
 	if j.ClassArchive != "" {
 		rj.ClassArchive = filepath.Base(j.ClassArchive)
 	}

@@ -310,6 +310,11 @@ func TestWriterDiesStarting(t *testing.T) {
 // verifies against the file's counts with the same dataset fingerprint a live load of
 // the snapshot records.
 func TestSpawnedReplay(t *testing.T) {
+	// the JVMs' default JIT, as users run them: make test turns its top tier off
+	// elsewhere, through the environment (which this test then proves unrecorded)
+	for _, v := range evitaserver.JavaOptionsVariables {
+		t.Setenv(v, "")
+	}
 	src := evitatest.Server(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
@@ -357,7 +362,8 @@ func TestSpawnedReplay(t *testing.T) {
 	}
 	if m.ExitCode != 0 || m.Verification.Status != runfmt.Verified || m.SourceMode() != runfmt.SourceReplay || m.Reader.MaxHeapBytes != nil ||
 		m.Reader.JVM != nil || m.Entities != int64(st.Entities) || m.WriterGC == nil || m.Dataset.SnapshotSHA256 != info.Header.SnapshotSHA256 ||
-		m.Server.LoadCPUNs == nil || *m.Server.LoadCPUNs <= 0 || *m.Server.LoadCPUNs > 2*int64(runtime.NumCPU())*m.Timings.LoadWallNs {
+		m.Server.LoadCPUNs == nil || *m.Server.LoadCPUNs <= 0 || *m.Server.LoadCPUNs > 2*int64(runtime.NumCPU())*m.Timings.LoadWallNs ||
+		m.Server.JVM == nil || len(m.Server.JVM.EnvOptions) != 0 {
 		t.Fatalf("replayed run: %+v", m)
 	}
 	// the variance factors: the writer's CPU by thread group adds up to its CPU in the

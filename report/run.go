@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -469,6 +470,9 @@ func Conditions(m *runfmt.Manifest) string {
 	}
 	if n := m.Conditions.WarmUpLoads; n > 0 { // named only when set: most runs have none
 		parts = append(parts, fmt.Sprintf("writer-warm-up=%d", n))
+	}
+	if v := analyze.ConditionValue(m, "writer-jvm-options"); v != "none" { // given, or taken from the environment
+		parts = append(parts, "writer-jvm-options="+strconv.Quote(v))
 	}
 	return strings.Join(parts, " ")
 }

@@ -201,6 +201,10 @@ type JVM struct {
 	GC      string   `json:"gc"`
 	Options []string `json:"options"`
 	Flags   []string `json:"flags"`
+	// EnvOptions are options the JVM took from its environment (JDK_JAVA_OPTIONS,
+	// JAVA_TOOL_OPTIONS, _JAVA_OPTIONS), each "VARIABLE=value", as the JVM said it
+	// picked them up; the writer's are part of the writer-jvm-options condition.
+	EnvOptions []string `json:"env_options,omitempty"`
 	// ClassArchive is the class-data archive (AppCDS) the JVM booted with, by file name
 	// in warmstat's cache; empty when it booted without one.
 	ClassArchive string `json:"class_archive,omitempty"`

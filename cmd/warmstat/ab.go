@@ -599,6 +599,13 @@ func jvmConditions(cmd *cli.Command) string {
 	if o := cmd.StringSlice("writer-jvm-option"); len(o) > 0 {
 		out += " writer-jvm-options=" + strings.Join(o, ",")
 	}
+	// what every JVM of the series takes from this shell (a resumed series must not
+	// change it unseen)
+	for _, v := range evitaserver.JavaOptionsVariables {
+		if o, ok := os.LookupEnv(v); ok && o != "" {
+			out += " " + v + "=" + strings.ReplaceAll(o, " ", ",")
+		}
+	}
 	if cmd.Bool("no-class-archive") {
 		out += " class-archive=false"
 	}

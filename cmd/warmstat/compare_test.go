@@ -147,6 +147,17 @@ func TestCompareRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("options from the environment", func(t *testing.T) {
+		tmp := t.TempDir()
+		a := group(t, tmp, 3, 1, synthrun.Spec{Label: "a"})
+		b := group(t, tmp, 2, 10, synthrun.Spec{Label: "b", Mutate: func(m *runfmt.Manifest) {
+			m.Server.JVM = &runfmt.JVM{EnvOptions: []string{"JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1"}}
+		}})
+		_, stderr, code := runCLI(t, "compare", a, b)
+		if code != 3 || !strings.Contains(stderr, "writer-jvm-options differs: A=none (runs 1-3), B=JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1 (runs 1-2)") {
+			t.Fatalf("a writer given options by its environment: exit %d %q", code, stderr)
+		}
+	})
 	t.Run("example wording", func(t *testing.T) {
 		tmp := t.TempDir()
 		a := group(t, tmp, 3, 1, synthrun.Spec{Label: "a"})

@@ -153,8 +153,10 @@ func thisJVM(gc *evitaserver.GCSummary) (writer, reader *runfmt.JVM, err error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--jvm this: %w", err)
 	}
-	rec := func() *runfmt.JVM { // options and final flags of the harness's JVMs are not known
-		return &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC}
+	// options and final flags of the harness's JVMs are not known; what this java takes
+	// from this environment is part of "this machine's java"
+	rec := func() *runfmt.JVM {
+		return &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, EnvOptions: j.EnvOptions}
 	}
 	writer, reader = rec(), rec()
 	if gc != nil {

@@ -190,6 +190,18 @@ func TestSpawnModeCommand(t *testing.T) {
 			len(b.ClasspathSHA256) != 64 || j.GC == "" || j.Vendor == "" || m.Machine.Kernel == "" {
 			t.Fatalf("%s: server %+v jvm %+v machine %+v", id, b, j, m.Machine)
 		}
+		// what the JVMs take from the environment is recorded and is a condition (make
+		// test gives them JDK_JAVA_OPTIONS)
+		var env []string
+		if o := os.Getenv("JDK_JAVA_OPTIONS"); o != "" {
+			env = []string{"JDK_JAVA_OPTIONS=" + o}
+		}
+		if !slices.Equal(j.EnvOptions, env) || !slices.Equal(m.Reader.JVM.EnvOptions, env) {
+			t.Fatalf("%s: the JVMs' options from the environment: writer %q, reader %q, want %q", id, j.EnvOptions, m.Reader.JVM.EnvOptions, env)
+		}
+		if len(env) > 0 && !strings.Contains(report.Conditions(m), `writer-jvm-options="`+env[0]+`"`) {
+			t.Fatalf("%s: conditions %q do not name the writer's options from the environment", id, report.Conditions(m))
+		}
 		return m
 	}
 	// the other builds replay the workload replayedAgainstLoad extracts (the writer
