@@ -19,7 +19,7 @@ import (
 // new export is a decision: add it here.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Advice", "Block", "CheckHarnessFigures", "CollectionSummary", "Compare", "CompareOptions", "Comparison",
+		"Advice", "Block", "CheckHarnessFigures", "ClearlyBelow", "CollectionSummary", "Compare", "CompareOptions", "Comparison",
 		"Comparison.Comparable", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
 		"Faster", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",

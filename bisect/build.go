@@ -1,0 +1,197 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// DefaultBuildCommand builds evitaDB's server jar in a checkout.
+const DefaultBuildCommand = "mvn -q install -pl evita_server -am -DskipTests"
+
+// Builder builds commits of one checkout, each once: the server jar a build leaves is
+// kept in Cache by commit (and by build command and jar path, which change what a
+// build makes), with the build's log, so a second bisect over the same commits builds
+// nothing. A build that failed is kept too, with its log: it is not retried until its
+// cache entry is removed.
+type Builder struct {
+	Root    string // the checkout: only read (each build runs in a clone of its own)
+	Command string // run with sh -c in the clone (DefaultBuildCommand when empty)
+	JarPath string // the server jar the command leaves, relative to the clone (evitaserver.CheckoutJar when empty)
+	Cache   string // the builds by commit
+	WorkDir string // where the clones are made; each is removed after its build
+	// Progress, if set, is told what is being built.
+	Progress func(msg string)
+}
+
+// Build is one commit's build.
+type Build struct {
+	Commit  string `json:"commit"`
+	Command string `json:"command"`
+	JarPath string `json:"jar_path"`
+	Jar     string `json:"jar,omitempty"` // the cached server jar ("" when the build failed)
+	Log     string `json:"log"`           // the build's output
+	Error   string `json:"error,omitempty"`
+	TookNs  int64  `json:"took_ns"`
+	Cached  bool   `json:"-"` // found in the cache: built by an earlier invocation
+}
+
+// Failed reports whether the commit could not be built.
+func (b Build) Failed() bool { return b.Error != "" }
+
+const buildRecord = "build.json"
+
+func (b *Builder) command() string {
+	if b.Command == "" {
+		return DefaultBuildCommand
+	}
+	return b.Command
+}
+
+func (b *Builder) jarPath() string {
+	if b.JarPath == "" {
+		return evitaserver.CheckoutJar
+	}
+	return b.JarPath
+}
+
+// entry is commit's cache directory.
+func (b *Builder) entry(commit string) string {
+	k := sha256.Sum256([]byte(b.command() + "\x00" + b.jarPath()))
+	return filepath.Join(b.Cache, commit+"-"+hex.EncodeToString(k[:])[:12])
+}
+
+// Build builds commit, or finds its build in the cache. A build that fails is a
+// Build with Error set and no error returned; the error is for what is not the
+// commit's fault (the cache cannot be written, git fails, ctx is done).
+func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
+	dir := b.entry(commit)
+	if raw, err := os.ReadFile(filepath.Join(dir, buildRecord)); err == nil { // written last: the entry is whole
+		var got Build
+		if err := json.Unmarshal(raw, &got); err != nil {
+			return Build{}, fmt.Errorf("%s: %v", filepath.Join(dir, buildRecord), err)
+		}
+		got.Cached = true
+		if got.Jar != "" {
+			if _, err := os.Stat(got.Jar); err != nil {
+				return Build{}, fmt.Errorf("the cached build of %.12s lost its jar (%v): remove %s to build it again", commit, err, dir)
+			}
+		}
+		return got, nil
+	}
+	if err := os.RemoveAll(dir); err != nil { // a build that did not finish (ours: the cache holds builds only)
+		return Build{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Build{}, err
+	}
+	if err := os.MkdirAll(b.WorkDir, 0o755); err != nil {
+		return Build{}, err
+	}
+	clone, err := os.MkdirTemp(b.WorkDir, "build-"+commit[:min(12, len(commit))]+"-")
+	if err != nil {
+		return Build{}, err
+	}
+	defer os.RemoveAll(clone) // made here, for this build only
+	rec := Build{Commit: commit, Command: b.command(), JarPath: b.jarPath(), Log: filepath.Join(dir, "build.log")}
+	// a clone sharing the checkout's objects: the checkout's files, index and refs are
+	// never touched
+	if _, err := git(ctx, b.WorkDir, "clone", "--quiet", "--shared", "--no-checkout", b.Root, clone); err != nil {
+		return Build{}, err
+	}
+	if _, err := git(ctx, clone, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit); err != nil {
+		return Build{}, err
+	}
+	if b.Progress != nil {
+		b.Progress(fmt.Sprintf("building %.12s (%s) ...", commit, rec.Command))
+	}
+	logf, err := os.Create(rec.Log)
+	if err != nil {
+		return Build{}, err
+	}
+	began := time.Now()
+	cmd := exec.CommandContext(ctx, "sh", "-c", rec.Command)
+	cmd.Dir = clone
+	var tail tailBuffer
+	cmd.Stdout = io.MultiWriter(logf, &tail)
+	cmd.Stderr = cmd.Stdout
+	runErr := cmd.Run()
+	rec.TookNs = time.Since(began).Nanoseconds()
+	if err := logf.Close(); err != nil {
+		return Build{}, err
+	}
+	if ctx.Err() != nil {
+		os.RemoveAll(dir) // not the commit's fault: built again next time
+		return Build{}, ctx.Err()
+	}
+	switch jar := filepath.Join(clone, rec.JarPath); {
+	case runErr != nil:
+		rec.Error = fmt.Sprintf("%s: %v%s", rec.Command, runErr, tail.last())
+	default:
+		if _, err := os.Stat(jar); err != nil {
+			rec.Error = fmt.Sprintf("%s succeeded but left no %s", rec.Command, rec.JarPath)
+			break
+		}
+		rec.Jar = filepath.Join(dir, "server.jar")
+		if err := copyFile(jar, rec.Jar); err != nil {
+			return Build{}, err
+		}
+	}
+	err = runfmt.WriteFileAtomic(filepath.Join(dir, buildRecord), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rec)
+	})
+	return rec, err
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// tailBuffer keeps the last lines a build printed, for its error.
+type tailBuffer struct{ b []byte }
+
+const tailBytes = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailBytes {
+		t.b = t.b[len(t.b)-tailBytes:]
+	}
+	return len(p), nil
+}
+
+// last is the build's last non-empty line, as ": line" ("" when it printed nothing).
+func (t *tailBuffer) last() string {
+	lines := strings.Split(strings.TrimSpace(string(bytes.ToValidUTF8(t.b, nil))), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return ": " + l
+	}
+	return ""
+}

@@ -1,0 +1,124 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Commit is one commit of the range, as git names it.
+type Commit struct {
+	Hash    string `json:"hash"`
+	Subject string `json:"subject"`
+	Author  string `json:"author"` // "Name <email>"
+	Date    string `json:"date"`   // the author date, ISO 8601
+}
+
+// Short is the commit's abbreviated hash.
+func (c Commit) Short() string { return c.Hash[:min(12, len(c.Hash))] }
+
+// Range resolves good and bad in the checkout root and lists the first-parent commits
+// of good..bad, oldest first, the bad one last; good itself is returned apart. It is
+// refused when good is not an ancestor of bad, when they are the same commit, or when
+// tracked files of the checkout have uncommitted changes (a bisect builds commits: the
+// changes would be in none of them, and a user who expects them measured would be
+// misled).
+func Range(ctx context.Context, root, good, bad string) (Commit, []Commit, error) {
+	g, err := resolve(ctx, root, good)
+	if err != nil {
+		return Commit{}, nil, err
+	}
+	b, err := resolve(ctx, root, bad)
+	if err != nil {
+		return Commit{}, nil, err
+	}
+	if g == b {
+		return Commit{}, nil, fmt.Errorf("bisect: good %s and bad %s are the same commit %.12s", good, bad, g)
+	}
+	if _, err := git(ctx, root, "merge-base", "--is-ancestor", g, b); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			return Commit{}, nil, fmt.Errorf("bisect: good %s (%.12s) is not an ancestor of bad %s (%.12s)", good, g, bad, b)
+		}
+		return Commit{}, nil, err
+	}
+	if out, err := git(ctx, root, "status", "--porcelain=v1", "--untracked-files=no"); err != nil {
+		return Commit{}, nil, err
+	} else if s := strings.TrimSpace(out); s != "" {
+		first, _, _ := strings.Cut(s, "\n")
+		return Commit{}, nil, fmt.Errorf("bisect: the checkout %s has uncommitted changes to tracked files (%s ...): a bisect builds commits, so they would be measured in none; commit or stash them", root, strings.TrimSpace(first))
+	}
+	out, err := git(ctx, root, "rev-list", "--first-parent", "--reverse", g+".."+b)
+	if err != nil {
+		return Commit{}, nil, err
+	}
+	hashes := strings.Fields(out)
+	if len(hashes) == 0 || hashes[len(hashes)-1] != b {
+		return Commit{}, nil, fmt.Errorf("bisect: bad %.12s is not on the first-parent line from good %.12s", b, g)
+	}
+	gc, err := describe(ctx, root, g)
+	if err != nil {
+		return Commit{}, nil, err
+	}
+	commits := make([]Commit, 0, len(hashes))
+	for _, h := range hashes {
+		c, err := describe(ctx, root, h)
+		if err != nil {
+			return Commit{}, nil, err
+		}
+		commits = append(commits, c)
+	}
+	return gc, commits, nil
+}
+
+// resolve is rev's full commit hash.
+func resolve(ctx context.Context, root, rev string) (string, error) {
+	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("bisect: %q is not a commit of %s", rev, root)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+func describe(ctx context.Context, root, hash string) (Commit, error) {
+	out, err := git(ctx, root, "log", "-1", "--format=%H%x00%s%x00%an <%ae>%x00%aI", hash)
+	if err != nil {
+		return Commit{}, err
+	}
+	f := strings.Split(strings.TrimRight(out, "\n"), "\x00")
+	if len(f) != 4 {
+		return Commit{}, fmt.Errorf("bisect: git log of %.12s: %q", hash, out)
+	}
+	return Commit{Hash: f[0], Subject: f[1], Author: f[2], Date: f[3]}, nil
+}
+
+// git runs git in dir; its error carries git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), &gitError{args: args, msg: strings.TrimSpace(stderr.String()), ExitError: ee}
+		}
+		return string(out), fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+type gitError struct {
+	args []string
+	msg  string
+	*exec.ExitError
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %s (%s)", strings.Join(e.args, " "), e.ExitError, e.msg)
+}
+
+func (e *gitError) Unwrap() error { return e.ExitError }
