@@ -25,11 +25,12 @@ import (
 
 // Result is what one probe's series said about build B against build A on the gate.
 type Result struct {
-	A, B    string          // commits
-	Verdict analyze.Verdict // slower, faster, equivalent or unresolved (analyze's)
-	Gate    analyze.GateLook
-	Series  string // the series directory, relative to the bisect directory
-	Runs    int    // runs per side
+	A       string           `json:"a"` // commits
+	B       string           `json:"b"`
+	Verdict analyze.Verdict  `json:"verdict"` // slower, faster, equivalent or unresolved (analyze's)
+	Gate    analyze.GateLook `json:"gate"`
+	Series  string           `json:"series,omitempty"` // the series directory, relative to the bisect directory
+	Runs    int              `json:"runs_per_side"`
 }
 
 // Oracle measures commit b against commit a (a series) and returns its verdict on
@@ -39,7 +40,8 @@ type Oracle func(ctx context.Context, a, b string) (Result, error)
 
 // Skip is a commit the search cannot measure, with the reason.
 type Skip struct {
-	Commit, Reason string
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
 }
 
 func (s *Skip) Error() string { return fmt.Sprintf("commit %.12s skipped: %s", s.Commit, s.Reason) }
@@ -60,7 +62,7 @@ const (
 type Culprit struct {
 	Commit    string   `json:"commit"`
 	Reference string   `json:"reference"` // the commit it was measured against
-	Change    Result   `json:"-"`
+	Change    Result   `json:"change"`
 	Range     []string `json:"range,omitempty"`
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/warmstat/warmstat/analyze"
 )
@@ -161,5 +163,63 @@ func TestSearchPutsAnUnresolvedProbeAgainstTheBadEnd(t *testing.T) {
 	o = h.search(t)
 	if o.Kind != Undecidable || o.Open[1] == "" || o.Detail == "" {
 		t.Fatalf("%s open %v %q after %v", o.Kind, o.Open, o.Detail, h.asked)
+	}
+}
+
+// An interrupted bisect resumes from bisect.json without redoing a finished series;
+// another plan in its directory is refused naming the field.
+func TestResumedSearchRedoesNoFinishedSeries(t *testing.T) {
+	dir := t.TempDir()
+	h := steps(16, 10, 11)
+	plan := Plan{Root: "/src/evitaDB", Good: "g000", Bad: "c016", Gate: "Product/mean", Series: "heaps 1g"}
+	var commits []Commit
+	for _, c := range h.commits {
+		commits = append(commits, Commit{Hash: c})
+	}
+	now := func() time.Time { return time.Unix(1e9, 0) }
+	stopAt := 3 // the machine dies during the third series
+	calls := 0
+	dying := func(ctx context.Context, a, b string) (Result, error) {
+		if calls++; calls == stopAt {
+			return Result{}, errors.New("killed")
+		}
+		return h.oracle(ctx, a, b)
+	}
+	s, err := Open(dir, plan, Commit{Hash: h.good}, commits, now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Search(context.Background(), h.good, h.commits, s.Remembering(dir, dying, now)); err == nil {
+		t.Fatal("the interrupted search reported no error")
+	}
+	first := len(h.asked)
+	s, err = Open(dir, plan, Commit{Hash: h.good}, commits, now())
+	if err != nil || len(s.Probes) != stopAt-1 {
+		t.Fatalf("reopened: %v, %d probes recorded", err, len(s.Probes))
+	}
+	h.asked = nil
+	o, err := Search(context.Background(), h.good, h.commits, s.Remembering(dir, h.oracle, now))
+	if err != nil || o.Kind != Found || !slices.Equal(culprits(o), []string{"c012"}) {
+		t.Fatalf("resumed: %v %+v", err, o)
+	}
+	if err := s.Finish(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	total := steps(16, 10, 11)
+	total.search(t)
+	if first+len(h.asked) != len(total.asked) { // the killed series runs again, no finished one does
+		t.Fatalf("%d series before the kill and %d after, a whole bisect asks %d", first, len(h.asked), len(total.asked))
+	}
+	if r, err := Read(dir); err != nil || r.Outcome == nil || r.Outcome.Kind != Found || r.Outcome.Culprits[0].Commit != "c012" ||
+		r.Outcome.Culprits[0].Change.Gate.DeltaPct == nil {
+		t.Fatalf("bisect.json's outcome: %v %+v", err, r)
+	}
+	other := plan
+	other.Series = "heaps 2g"
+	if _, err := Open(dir, other, Commit{Hash: h.good}, commits, now()); !errors.Is(err, ErrPlanDiffers) || !strings.Contains(err.Error(), "series: heaps 1g then, heaps 2g now") {
+		t.Fatalf("another plan: %v", err)
+	}
+	if _, err := Open(dir, plan, Commit{Hash: h.good}, commits[:15], now()); !errors.Is(err, ErrPlanDiffers) {
+		t.Fatalf("other commits: %v", err)
 	}
 }

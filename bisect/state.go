@@ -1,0 +1,177 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// Schema is bisect.json's schema.
+const Schema = "warmstat.bisect/v1"
+
+// File is a bisect's state file in its directory.
+const File = "bisect.json"
+
+// Plan is what a bisect was asked to do; running the same command again must give
+// the same plan.
+type Plan struct {
+	Root         string `json:"root"`
+	Good         string `json:"good"` // as given
+	Bad          string `json:"bad"`
+	BuildCommand string `json:"build_command"`
+	JarPath      string `json:"jar_path"`
+	Gate         string `json:"gate"`
+	// Series is every probe's series plan apart from its two builds, rendered by the
+	// caller (source, heaps, conditions, threshold, runs): a bisect cannot change how
+	// it measures halfway.
+	Series string `json:"series"`
+}
+
+// State is bisect.json.
+type State struct {
+	Schema  string           `json:"schema"`
+	Plan    Plan             `json:"plan"`
+	Started time.Time        `json:"started"`
+	Good    Commit           `json:"good"`
+	Commits []Commit         `json:"commits"` // after good, oldest first, bad last
+	Builds  map[string]Build `json:"builds"`  // by commit
+	Probes  []Probe          `json:"probes"`  // every finished series, in the order run
+	Outcome *Record          `json:"outcome"`
+}
+
+// Probe is one finished series of b against a.
+type Probe struct {
+	Result
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended"`
+	MachineNs int64     `json:"machine_ns"` // the series' runs, wall-clock
+}
+
+// Record is how the bisect ended.
+type Record struct {
+	Kind     string    `json:"kind"`
+	Culprits []Culprit `json:"culprits,omitempty"`
+	Open     []string  `json:"open_range,omitempty"`
+	Skipped  []Skip    `json:"skipped,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
+}
+
+// ErrPlanDiffers is a bisect directory holding another plan than the one asked for.
+var ErrPlanDiffers = errors.New("the bisect was started with other arguments")
+
+// Open reads dir's bisect, or starts one with plan, good and commits when there is
+// none. Another plan in dir is refused, naming the field.
+func Open(dir string, plan Plan, good Commit, commits []Commit, now time.Time) (*State, error) {
+	s, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		s = &State{Schema: Schema, Plan: plan, Started: now.UTC(), Good: good, Commits: commits, Builds: map[string]Build{}}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return s, s.Save(dir)
+	}
+	if d := differs(s.Plan, plan); d != "" {
+		return nil, fmt.Errorf("%w (%s): use another directory", ErrPlanDiffers, d)
+	}
+	if s.Good.Hash != good.Hash || !reflect.DeepEqual(s.Commits, commits) {
+		return nil, fmt.Errorf("%w (the commits of %s..%s are not those it bisects: a branch moved?): use another directory", ErrPlanDiffers, plan.Good, plan.Bad)
+	}
+	if s.Builds == nil {
+		s.Builds = map[string]Build{}
+	}
+	return s, nil
+}
+
+// Read reads dir's bisect; (nil, nil) when there is none.
+func Read(dir string) (*State, error) {
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
+	}
+	if s.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, this warmstat reads %q", filepath.Join(dir, File), s.Schema, Schema)
+	}
+	return &s, nil
+}
+
+// Save writes the state atomically.
+func (s *State) Save(dir string) error {
+	return runfmt.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	})
+}
+
+func differs(p, q Plan) string {
+	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
+	for i := range a.NumField() {
+		if a.Field(i).Interface() != b.Field(i).Interface() {
+			return fmt.Sprintf("%s: %v then, %v now", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+		}
+	}
+	return ""
+}
+
+// Probe is the finished series of b against a, if the bisect has one.
+func (s *State) Probe(a, b string) (Probe, bool) {
+	for _, p := range s.Probes {
+		if p.A == a && p.B == b {
+			return p, true
+		}
+	}
+	return Probe{}, false
+}
+
+// Remembering is o answered from the state's finished probes where it can, every
+// new answer recorded and saved: a resumed bisect asks the same questions and
+// redoes no finished series. A skip is recorded as the commit's failed build when
+// o did not record one.
+func (s *State) Remembering(dir string, o Oracle, now func() time.Time) Oracle {
+	return func(ctx context.Context, a, b string) (Result, error) {
+		if p, ok := s.Probe(a, b); ok {
+			return p.Result, nil
+		}
+		began := now()
+		r, err := o(ctx, a, b)
+		if err != nil {
+			return r, err
+		}
+		s.Probes = append(s.Probes, Probe{Result: r, Started: began.UTC(), Ended: now().UTC(), MachineNs: now().Sub(began).Nanoseconds()})
+		return r, s.Save(dir)
+	}
+}
+
+// Finish records the outcome.
+func (s *State) Finish(dir string, o *Outcome) error {
+	rec := &Record{Kind: o.Kind, Culprits: o.Culprits, Detail: o.Detail}
+	if o.Open[1] != "" {
+		rec.Open = o.Open[:]
+	}
+	for _, k := range o.Skipped {
+		rec.Skipped = append(rec.Skipped, *k)
+	}
+	s.Outcome = rec
+	return s.Save(dir)
+}
