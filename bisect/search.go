@@ -153,7 +153,7 @@ func (s *search) ask(ctx context.Context, a, b string) (Result, error) {
 	if err != nil {
 		var sk *Skip
 		if errors.As(err, &sk) {
-			s.skipped[b] = sk
+			s.skipped[sk.Commit] = sk
 		}
 		return r, err
 	}
@@ -183,7 +183,7 @@ func (s *search) find(ctx context.Context, ref string, lo, hi int, hiRes Result)
 		}
 		r, err := s.ask(ctx, ref, s.commits[mid])
 		var sk *Skip
-		if errors.As(err, &sk) {
+		if errors.As(err, &sk) && sk.Commit == s.commits[mid] {
 			continue // pick chooses another
 		}
 		if err != nil {

@@ -55,6 +55,10 @@ type threadCPU struct {
 	cpu   time.Duration
 }
 
+// Total is the process's CPU time (user and system, its ended threads included), as
+// Server.CPU reads it.
+func (s ProcSample) Total() time.Duration { return s.total }
+
 // SampleProc reads pid and its threads from /proc. A thread that ends while it is read
 // is skipped (its CPU stays in the process's total).
 func SampleProc(pid int) (ProcSample, error) {

@@ -219,9 +219,8 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// sampled inside the profiler's window and outside the load's clocks
 	var loadCPU *int64
 	var factors *runfmt.VarianceFactors
-	var cpu0 time.Duration
 	var f0 factorSample
-	cpu0Err := errors.New("no load window")
+	begun := false
 	profWindow := c.Window
 	c.Window = func(phase string, begin bool) error {
 		var err error
@@ -229,14 +228,14 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			err = profWindow(phase, begin)
 		}
 		if phase == runfmt.PhaseLoad && begin {
-			f0 = sampleFactors(writer, reader)
-			cpu0, cpu0Err = writer.CPU()
-		} else if phase == runfmt.PhaseLoad && cpu0Err == nil {
-			if cpu1, err := writer.CPU(); err == nil {
-				v := (cpu1 - cpu0).Nanoseconds()
+			f0, begun = sampleFactors(writer, reader), true
+		} else if phase == runfmt.PhaseLoad && begun {
+			f1 := sampleFactors(writer, reader)
+			if f0.werr == nil && f1.werr == nil { // the writer's CPU from the same /proc reads as its factors
+				v := (f1.writer.Total() - f0.writer.Total()).Nanoseconds()
 				loadCPU = &v
 			}
-			factors = factorsBetween(f0, sampleFactors(writer, reader))
+			factors = factorsBetween(f0, f1)
 		}
 		if !begin && profWindow != nil {
 			err = profWindow(phase, begin)

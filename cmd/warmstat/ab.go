@@ -46,34 +46,41 @@ func abCommand() *cli.Command {
 			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
 			"compared on the engine's write path alone.\n" +
 			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
-		Flags: append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
-			&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
-			&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog", Required: true},
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
 			&cli.StringFlag{Name: "label-a", Usage: "build label of A's runs (default: its version)"},
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
 			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
-			&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
-			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
-			&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
-			&cli.IntFlag{Name: "writer-warm-up", Usage: "in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
-			&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
-			&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
-			&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
-			&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
-			&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
-			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
-			&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
-			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
-			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
-			&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
-			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
-			&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
-		), writerProfileFlags()...),
+		}, seriesFlags()...),
 		Action: action(runAB),
 	}
+}
+
+// seriesFlags are the flags of the series a command runs (ab, bisect): the source,
+// heaps, conditions and the sequential plan.
+func seriesFlags() []cli.Flag {
+	return append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
+		&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
+		&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog", Required: true},
+		&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
+		&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
+		&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
+		&cli.IntFlag{Name: "writer-warm-up", Usage: "in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
+		&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
+		&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
+		&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
+		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
+		&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
+		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
+		&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
+		&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+		&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
+		&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
+		&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
+		&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
+	), writerProfileFlags()...)
 }
 
 // abSide is one build of a series.
@@ -83,96 +90,143 @@ type abSide struct {
 }
 
 func runAB(ctx context.Context, cmd *cli.Command) error {
-	cond, err := parseConditions(cmd)
+	ss, err := readSeriesSettings(cmd)
 	if err != nil {
-		return err // a usage error already
-	}
-	if cond.serverHeap == nil || cond.readerHeap == nil {
-		return usageError(cmd, "ab needs --server-heap and --reader-heap (pinned and equal on both sides)")
-	}
-	// every setting is checked before the first server starts: a bad one must not cost runs
-	if err := loadLimits(cmd); err != nil {
 		return err
 	}
-	if cmd.IsSet("alpha") && cmd.Float("alpha") == 0 {
-		return usageError(cmd, "--alpha 0: the false-verdict budget is a percentage above 0 and below 50")
-	}
-	check := analyze.SequentialPlan{MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), AlphaPct: cmd.Float("alpha"),
-		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate")}
-	if err := check.Check(); err != nil {
-		return err
-	}
-	targetMode := ""
-	switch cmd.String("target-mode") {
-	case runfmt.TargetRemote:
-	case runfmt.TargetEmbedded:
-		if !cmd.Bool("replay") {
-			return usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
-		}
-		targetMode = runfmt.TargetEmbedded
-	default:
-		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
-	}
-	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
-		return usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
-	}
-	if _, err := writerWarmUp(cmd); err != nil {
-		return err
-	}
-	if w := cmd.Int("warmup"); w < 0 || w > 10 {
-		return usageError(cmd, "--warmup %d: must be 0 to 10", w)
-	}
-	if m, err := evitaserver.ReadMachine(); err == nil {
-		if err := evitaserver.CheckHeapsFit(m, map[string]int64{"writer": *cond.serverHeap, "reader": *cond.readerHeap}); err != nil {
-			return err // a setting no run can have: not a failed run to retry
-		}
-	}
-	leanRuntime()
 	sides := map[string]*abSide{}
 	for _, s := range []string{"a", "b"} {
 		src, err := evitaserver.ParseSource(cmd.String(s))
 		if err != nil {
 			return fmt.Errorf("--%s: %w", s, err)
 		}
-		id, err := src.Identify()
+		side, err := ss.side(src, cmd.String("label-"+s), strings.ToUpper(s))
 		if err != nil {
 			return fmt.Errorf("--%s: %w", s, err)
 		}
-		label := cmd.String("label-" + s)
-		if label == "" {
-			label = orDefault(id.Version, strings.ToUpper(s))
-		}
-		if targetMode == runfmt.TargetEmbedded { // refused, or compiled, before any run
-			if _, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) }); err != nil {
-				return fmt.Errorf("--%s: %w", s, err)
-			}
-		}
-		sides[strings.ToUpper(s)] = &abSide{src: src, label: label}
+		sides[strings.ToUpper(s)] = side
 	}
 	if sides["A"].label == sides["B"].label {
 		sides["A"].label, sides["B"].label = "A-"+sides["A"].label, "B-"+sides["B"].label
-	}
-	compress := true
-	if cond.compress != nil {
-		compress = *cond.compress
-	}
-	pristine, err := filepath.Abs(cmd.String("pristine"))
-	if err != nil {
-		return err
 	}
 	dir, err := filepath.Abs(cmd.String("out"))
 	if err != nil {
 		return err
 	}
-	plan := series.Plan{Pristine: pristine, Catalog: cmd.String("catalog"), ServerHeap: *cond.serverHeap, ReaderHeap: *cond.readerHeap,
-		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", compress, cmd.Int("batch-size"),
-			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd),
-		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
-		TargetMode: targetMode, Unpaired: cmd.Bool("unpaired")}
-	for _, s := range []string{"A", "B"} {
+	plan := ss.plan(sides, cmd.String("a"), cmd.String("b"))
+	if err := gatesInSnapshot(cmd, ss.pristine, plan.Catalog, plan.Gates); err != nil {
+		return err
+	}
+	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
+		return err
+	}
+	errw := cmd.Root().ErrWriter
+	ctx, stop := interruptible(ctx, errw)
+	defer stop()
+	st, err := series.Execute(ctx, ss.config(dir, filepath.Join(dir, "workload.wsw"), sides, plan, time.Now()))
+	if errors.Is(err, series.ErrPlanDiffers) {
+		return usageError(cmd, "%v", err)
+	}
+	var ref *analyze.Refusal
+	if errors.As(err, &ref) {
+		return refusal(ref)
+	}
+	if err != nil {
+		return err
+	}
+	return finishSeries(ctx, cmd, st, dir)
+}
+
+// seriesSettings are the flags every series of a command shares (ab, bisect), all
+// checked before the first server starts: a bad one must not cost runs.
+type seriesSettings struct {
+	cmd        *cli.Command
+	cond       conditions
+	compress   bool
+	targetMode string
+	pristine   string
+	mach       evitaserver.Machine
+}
+
+func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
+	cond, err := parseConditions(cmd)
+	if err != nil {
+		return nil, err // a usage error already
+	}
+	if cond.serverHeap == nil || cond.readerHeap == nil {
+		return nil, usageError(cmd, "%s needs --server-heap and --reader-heap (pinned and equal on both sides)", cmd.Name)
+	}
+	if err := loadLimits(cmd); err != nil {
+		return nil, err
+	}
+	if cmd.IsSet("alpha") && cmd.Float("alpha") == 0 {
+		return nil, usageError(cmd, "--alpha 0: the false-verdict budget is a percentage above 0 and below 50")
+	}
+	check := analyze.SequentialPlan{MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), AlphaPct: cmd.Float("alpha"),
+		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate")}
+	if err := check.Check(); err != nil {
+		return nil, err
+	}
+	ss := &seriesSettings{cmd: cmd, cond: cond, compress: true}
+	switch cmd.String("target-mode") {
+	case runfmt.TargetRemote:
+	case runfmt.TargetEmbedded:
+		if !cmd.Bool("replay") {
+			return nil, usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
+		}
+		ss.targetMode = runfmt.TargetEmbedded
+	default:
+		return nil, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
+	}
+	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
+		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
+	}
+	if _, err := writerWarmUp(cmd); err != nil {
+		return nil, err
+	}
+	if w := cmd.Int("warmup"); w < 0 || w > 10 {
+		return nil, usageError(cmd, "--warmup %d: must be 0 to 10", w)
+	}
+	if ss.mach, err = evitaserver.ReadMachine(); err != nil {
+		return nil, err
+	}
+	if err := evitaserver.CheckHeapsFit(ss.mach, map[string]int64{"writer": *cond.serverHeap, "reader": *cond.readerHeap}); err != nil {
+		return nil, err // a setting no run can have: not a failed run to retry
+	}
+	leanRuntime()
+	if cond.compress != nil {
+		ss.compress = *cond.compress
+	}
+	if ss.pristine, err = filepath.Abs(cmd.String("pristine")); err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// side is src as one side of a series: identified (and, for the embedded writer,
+// compiled) before any run, labelled label or else by its version, else by fallback.
+func (ss *seriesSettings) side(src evitaserver.Source, label, fallback string) (*abSide, error) {
+	id, err := src.Identify()
+	if err != nil {
+		return nil, err
+	}
+	if label == "" {
+		label = orDefault(id.Version, fallback)
+	}
+	if ss.targetMode == runfmt.TargetEmbedded { // refused, or compiled, before any run
+		if _, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(ss.cmd.Root().ErrWriter, msg) }); err != nil {
+			return nil, err
+		}
+	}
+	return &abSide{src: src, label: label}, nil
+}
+
+// plan is the series of sides B against A, each named by its spec as given.
+func (ss *seriesSettings) plan(sides map[string]*abSide, specA, specB string) series.Plan {
+	plan := ss.basePlan()
+	for s, spec := range map[string]string{"A": specA, "B": specB} {
 		id, _ := sides[s].src.Identify()
-		b := series.Build{Spec: cmd.String(strings.ToLower(s)), Label: sides[s].label,
+		b := series.Build{Spec: spec, Label: sides[s].label,
 			Identity: fmt.Sprintf("%s@%s classpath-sha256 %.16s", orDefault(id.Version, "unknown"), orDefault(id.BuildCommit, "unknown"), id.ClasspathSHA256)}
 		if s == "A" {
 			plan.A = b
@@ -180,33 +234,35 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			plan.B = b
 		}
 	}
-	if err := gatesInSnapshot(cmd, pristine, plan.Catalog, plan.Gates); err != nil {
-		return err
-	}
-	if plan.Warmup < 0 {
-		return usageError(cmd, "--warmup must be 0 or more")
-	}
-	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
-		return err
-	}
-	mach, err := evitaserver.ReadMachine()
-	if err != nil {
-		return err
-	}
+	return plan
+}
+
+// basePlan is a series' plan without its two builds.
+func (ss *seriesSettings) basePlan() series.Plan {
+	cmd := ss.cmd
+	return series.Plan{Pristine: ss.pristine, Catalog: cmd.String("catalog"), ServerHeap: *ss.cond.serverHeap, ReaderHeap: *ss.cond.readerHeap,
+		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
+			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd),
+		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
+		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
+		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired")}
+}
+
+// config is the series of plan in dir: every run a spawn-mode load of its side; with
+// --replay every run replays the workload file wl, extracted by side A's build when
+// the file is not there yet.
+func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan series.Plan, began time.Time) series.Config {
+	cmd, cond, pristine := ss.cmd, ss.cond, ss.pristine
 	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
-	ctx, stop := interruptible(ctx, errw)
-	defer stop()
-	began := time.Now()
-	wl := filepath.Join(dir, "workload.wsw")
 	c := series.Config{Dir: dir, Plan: plan,
 		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
 		Run: func(ctx context.Context, side, runDir, id, work string) error {
 			s := sides[side]
-			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: mach.Record()}
+			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: ss.mach.Record()}
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
-				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe,
+				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: ss.compress, Probe: evita.Probe,
 				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive"),
 				WarmUp: cmd.Int("writer-warm-up")}
 			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
@@ -247,12 +303,12 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 				return nil // extracted when the series started; its checksum proves it unchanged
 			}
 			// an extraction the series did not finish (it was stopped) left its temporary file
-			partial, _ := filepath.Glob(filepath.Join(dir, "."+filepath.Base(wl)+".partial-*"))
+			partial, _ := filepath.Glob(filepath.Join(filepath.Dir(wl), "."+filepath.Base(wl)+".partial-*"))
 			for _, p := range partial {
 				os.Remove(p)
 			}
-			fmt.Fprintf(errw, "%s extracting %s/%s into %s (build A, reader heap %s) ...\n", time.Now().Format("15:04:05"), pristine, plan.Catalog,
-				wl, runfmt.FormatBytes(&plan.ReaderHeap))
+			fmt.Fprintf(errw, "%s extracting %s/%s into %s (build %s, reader heap %s) ...\n", time.Now().Format("15:04:05"), pristine, plan.Catalog,
+				wl, sides["A"].label, runfmt.FormatBytes(&plan.ReaderHeap))
 			ec := loader.ExtractConfig{Out: wl, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection")}
 			if isTerminal(errw) {
 				ec.Progress = errw
@@ -267,18 +323,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			return nil
 		}
 	}
-	st, err := series.Execute(ctx, c)
-	if errors.Is(err, series.ErrPlanDiffers) {
-		return usageError(cmd, "%v", err)
-	}
-	var ref *analyze.Refusal
-	if errors.As(err, &ref) {
-		return refusal(ref)
-	}
-	if err != nil {
-		return err
-	}
-	return finishSeries(ctx, cmd, st, dir)
+	return c
 }
 
 func orDefault(s, fallback string) string {

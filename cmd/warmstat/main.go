@@ -138,6 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			extractCommand(),
 			loadCommand(),
 			abCommand(),
+			bisectCommand(),
 			importCommand(),
 			reportCommand(),
 			compareCommand(),

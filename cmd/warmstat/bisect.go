@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/bisect"
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/series"
+)
+
+func bisectCommand() *cli.Command {
+	return &cli.Command{
+		Name: "bisect",
+		// hidden until a bisect of real servers is proven in CI (issue 22): its search,
+		// commit range, builds and state are tested, its run against real servers not yet
+		Hidden: true,
+		Usage:  "which commit of an evitaDB checkout made publishing slower: series of probes against good, halving the commits",
+		Description: "Lists the first-parent commits of --good..--bad in the checkout --evita-home, confirms the regression with a\n" +
+			"series of good against bad (as warmstat ab runs one), then halves the commits between: a series of each probe\n" +
+			"against good moves the bad end (slower) or the good end (equivalent); a probe that stays unresolved is put\n" +
+			"against the bad end too, or reported as undecidable, never guessed. A probe slower than good and clearly\n" +
+			"faster than bad splits the regression: each part is found. Each commit is built once (--build-cmd, in a clone\n" +
+			"of its own: the checkout is never touched), its server jar (--server-jar-path) cached by commit in\n" +
+			"--build-cache; a commit that fails to build or whose server does not start is skipped. Every probe's series\n" +
+			"is an ordinary series directory (DIR/probes/B-vs-A), so compare, table, plot and profile --diff work on it.\n" +
+			"DIR/bisect.json holds the plan, the commits, every build and probe: the same command continues.\n" +
+			"Exit codes: 0 a culprit found, 3 no regression confirmed, undecidable or a culprit hidden among unbuildable\n" +
+			"commits, 1 a failure, 2 usage.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout (git; only read)", Required: true},
+			&cli.StringFlag{Name: "good", Usage: "a commit (or any revision) publishing at the old speed", Required: true},
+			&cli.StringFlag{Name: "bad", Usage: "a later commit publishing slower (good must be its ancestor)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "bisect directory (new, or a bisect to continue)", Required: true},
+			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "builds a commit's server, run with sh -c in its clone"},
+			&cli.StringFlag{Name: "server-jar-path", Value: evitaserver.CheckoutJar, Usage: "the server jar --build-cmd leaves, relative to the checkout"},
+			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: ~/.cache/warmstat/builds)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "the result: text | md | json"},
+		}, seriesFlags()...),
+		Action: action(runBisect),
+	}
+}
+
+func runBisect(ctx context.Context, cmd *cli.Command) error {
+	format := cmd.String("format")
+	if format != "text" && format != "md" && format != "json" {
+		return usageError(cmd, "--format %q: text, md or json", format)
+	}
+	if g := cmd.StringSlice("gate"); len(g) > 1 {
+		return usageError(cmd, "bisect decides on one gate (--gate %s ...): name the one to bisect on", g[0])
+	}
+	ss, err := readSeriesSettings(cmd)
+	if err != nil {
+		return err
+	}
+	gate, err := bisectGate(cmd, ss)
+	if err != nil {
+		return err
+	}
+	root, err := filepath.Abs(cmd.String("evita-home"))
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(cmd.String("out"))
+	if err != nil {
+		return err
+	}
+	cache := cmd.String("build-cache")
+	if cache == "" {
+		if cache, err = os.UserCacheDir(); err != nil {
+			return fmt.Errorf("--build-cache: %w", err)
+		}
+		cache = filepath.Join(cache, "warmstat", "builds")
+	}
+	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil {
+		return err
+	}
+	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
+	ctx, stop := interruptible(ctx, errw)
+	defer stop()
+	good, commits, err := bisect.Range(ctx, root, cmd.String("good"), cmd.String("bad"))
+	if err != nil {
+		return usageError(cmd, "%v", err)
+	}
+	// every probe's plan, its two builds aside
+	probePlan := ss.basePlan()
+	probePlan.Gates = []string{gate}
+	rendered, _ := json.Marshal(probePlan)
+	plan := bisect.Plan{Root: root, Good: cmd.String("good"), Bad: cmd.String("bad"), BuildCommand: cmd.String("build-cmd"),
+		JarPath: cmd.String("server-jar-path"), Gate: gate, Series: string(rendered)}
+	st, err := bisect.Open(dir, plan, good, commits, time.Now())
+	if errors.Is(err, bisect.ErrPlanDiffers) {
+		return usageError(cmd, "%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	b := &bisect.Builder{Root: root, Command: plan.BuildCommand, JarPath: plan.JarPath, Cache: cache, WorkDir: filepath.Join(dir, "work"),
+		Progress: func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
+	subject := map[string]bisect.Commit{good.Hash: good}
+	for _, c := range commits {
+		subject[c.Hash] = c
+	}
+	fmt.Fprintf(errw, "bisect %s..%s in %s: %d commits, about %d series (a confirmation and ⌈log₂ %d⌉ probes), gate %s\n",
+		good.Short(), commits[len(commits)-1].Short(), root, len(commits), 1+ceilLog2(len(commits)), len(commits), gate)
+	began := time.Now()
+	measure := func(ctx context.Context, a, bc string) (bisect.Result, error) {
+		sides := map[string]*abSide{}
+		for _, s := range []string{"A", "B"} {
+			c := map[string]string{"A": a, "B": bc}[s]
+			bld, err := buildOnce(ctx, st, dir, b, c)
+			if err != nil {
+				return bisect.Result{}, err
+			}
+			if bld.Failed() {
+				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its build failed: " + bld.Error + " (log " + bld.Log + ")"}
+			}
+			src, err := evitaserver.ParseSource("jar:" + bld.Jar)
+			if err == nil {
+				sides[s], err = ss.side(src, subject[c].Short(), s)
+			}
+			if err != nil {
+				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its server jar: " + err.Error()}
+			}
+		}
+		rel := filepath.Join("probes", subject[bc].Short()+"-vs-"+subject[a].Short())
+		sdir := filepath.Join(dir, rel)
+		sp := ss.plan(sides, "commit:"+a, "commit:"+bc)
+		sp.Gates = []string{gate}
+		done := len(st.Probes)
+		fmt.Fprintf(errw, "%s series %d (about %d in all%s): %s against %s, in %s\n", time.Now().Format("15:04:05"), done+1,
+			max(done+1, 1+ceilLog2(len(commits))), bisectETA(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
+		s, err := series.Execute(ctx, ss.config(sdir, filepath.Join(dir, "workload.wsw"), sides, sp, began))
+		if errors.Is(err, series.ErrRunFailedTwice) {
+			if e, ok := lastFailed(s); ok && e.Side == "B" {
+				return bisect.Result{}, &bisect.Skip{Commit: bc, Reason: "its runs failed twice: " + e.Reason}
+			}
+		}
+		var ref *analyze.Refusal
+		if errors.As(err, &ref) {
+			return bisect.Result{}, refusal(ref)
+		}
+		if err != nil {
+			return bisect.Result{}, err
+		}
+		r := bisect.Result{A: a, B: bc, Verdict: analyze.Unresolved, Series: rel, Runs: s.Outcome.Runs}
+		for _, g := range s.Outcome.Gates {
+			if g.Gate == gate {
+				r.Gate, r.Verdict = g, g.Verdict
+			}
+		}
+		fmt.Fprintf(errw, "  %s against %s: %s %s after %d runs per side\n", subject[bc].Short(), subject[a].Short(), gate, describeChange(r), r.Runs)
+		return r, nil
+	}
+	hashes := make([]string, len(commits))
+	for i, c := range commits {
+		hashes[i] = c.Hash
+	}
+	o, err := bisect.Search(ctx, good.Hash, hashes, st.Remembering(dir, measure, time.Now))
+	if err != nil {
+		var sk *bisect.Skip
+		if errors.As(err, &sk) { // the bad end cannot be measured
+			return fmt.Errorf("%s: nothing to bisect", o.Detail)
+		}
+		return fmt.Errorf("%w (the bisect stopped; the same command continues it)", err)
+	}
+	if err := st.Finish(dir, o); err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st); err != nil {
+			return err
+		}
+	default:
+		printBisect(out, st, o, subject, format == "md")
+	}
+	if o.Kind != bisect.Found {
+		return withCode(exitRefused, fmt.Errorf("bisect: %s", bisectSummary(o, subject)))
+	}
+	return nil
+}
+
+// bisectGate is --gate, or the dominant collection's mean: Product's when the
+// snapshot has it (as analyze chooses), else that of the collection with most entities.
+func bisectGate(cmd *cli.Command, ss *seriesSettings) (string, error) {
+	if g := cmd.StringSlice("gate"); len(g) == 1 {
+		return g[0], gatesInSnapshot(cmd, ss.pristine, cmd.String("catalog"), g)
+	}
+	info, err := evitaserver.ReadSnapshot(ss.pristine, cmd.String("catalog"))
+	if err != nil {
+		return "", fmt.Errorf("--pristine: %w", err)
+	}
+	best := ""
+	for n, c := range info.Counts {
+		if n == "Product" {
+			return "Product/mean", nil
+		}
+		if best == "" || c > info.Counts[best] || c == info.Counts[best] && n < best {
+			best = n
+		}
+	}
+	if best == "" {
+		return "", usageError(cmd, "--gate: the snapshot names no collection to choose a default from")
+	}
+	return best + "/mean", nil
+}
+
+// buildOnce is commit's build, recorded in the bisect's state.
+func buildOnce(ctx context.Context, st *bisect.State, dir string, b *bisect.Builder, commit string) (bisect.Build, error) {
+	bld, err := b.Build(ctx, commit)
+	if err != nil {
+		return bld, err
+	}
+	if _, ok := st.Builds[commit]; !ok {
+		st.Builds[commit] = bld
+		if err := st.Save(dir); err != nil {
+			return bld, err
+		}
+	}
+	return bld, nil
+}
+
+func lastFailed(s *series.State) (series.Entry, bool) {
+	if s == nil {
+		return series.Entry{}, false
+	}
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		if e := s.Entries[i]; e.Status == series.Failed {
+			return e, true
+		}
+	}
+	return series.Entry{}, false
+}
+
+func ceilLog2(n int) int { return int(math.Ceil(math.Log2(float64(max(n, 1))))) }
+
+// bisectETA is the time the series still expected would take at the mean of those
+// done so far ("" before the first).
+func bisectETA(st *bisect.State, commits int) string {
+	if len(st.Probes) == 0 {
+		return ""
+	}
+	var total int64
+	for _, p := range st.Probes {
+		total += p.MachineNs
+	}
+	left := max(1+ceilLog2(commits)-len(st.Probes), 1)
+	return ", ETA " + (time.Duration(total/int64(len(st.Probes))) * time.Duration(left)).Round(time.Minute).String()
+}
+
+func describeChange(r bisect.Result) string {
+	g := r.Gate
+	if g.DeltaPct == nil || g.LowPct == nil || g.HighPct == nil {
+		return string(r.Verdict)
+	}
+	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f] %s", *g.DeltaPct, *g.LowPct, *g.HighPct, r.Verdict)
+}
+
+func bisectSummary(o *bisect.Outcome, subject map[string]bisect.Commit) string {
+	switch o.Kind {
+	case bisect.NoRegression:
+		return "no regression confirmed: " + o.Detail + " (" + describeChange(o.Confirm) + "): nothing bisected"
+	case bisect.Undecidable:
+		return fmt.Sprintf("undecidable at this noise between %s and %s: %s", subject[o.Open[0]].Short(), subject[o.Open[1]].Short(), o.Detail)
+	case bisect.Unbuildable:
+		var r []string
+		for _, c := range o.Culprits[0].Range {
+			r = append(r, subject[c].Short())
+		}
+		return "the slowdown is in one of " + strings.Join(r, ", ") + ", which could not all be measured"
+	}
+	return o.Kind
+}
+
+// printBisect is the result for people (text) or for a pull request (md): the
+// culprits, every probe, the machine time.
+func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[string]bisect.Commit, md bool) {
+	name := func(h string) string {
+		c := subject[h]
+		return fmt.Sprintf("%s %q (%s, %s)", c.Short(), c.Subject, c.Author, c.Date)
+	}
+	head := func(s string) {
+		if md {
+			fmt.Fprintf(w, "\n### %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "\n%s\n", s)
+		}
+	}
+	head(fmt.Sprintf("warmstat bisect %s..%s (%d commits), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), len(st.Commits), st.Plan.Gate))
+	if o.Kind == bisect.Found {
+		for i, c := range o.Culprits {
+			line := fmt.Sprintf("culprit %d of %d: %s: %s against %s", i+1, len(o.Culprits), name(c.Commit), describeChange(c.Change), subject[c.Reference].Short())
+			if md {
+				line = "- **" + line + "**"
+			}
+			fmt.Fprintln(w, line)
+		}
+	} else {
+		fmt.Fprintln(w, bisectSummary(o, subject))
+	}
+	if o.Detail != "" && o.Kind == bisect.Found {
+		fmt.Fprintln(w, "note: "+o.Detail)
+	}
+	for _, k := range o.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", subject[k.Commit].Short(), k.Reason)
+	}
+	head("probes")
+	rows := [][]string{}
+	var series, builds time.Duration
+	for _, p := range st.Probes {
+		rows = append(rows, []string{subject[p.B].Short(), subject[p.A].Short(), fmt.Sprint(p.Runs), describeChange(p.Result),
+			buildTime(st, p.B), time.Duration(p.MachineNs).Round(time.Second).String(), p.Series})
+		series += time.Duration(p.MachineNs)
+	}
+	for _, b := range st.Builds {
+		builds += time.Duration(b.TookNs)
+	}
+	hdr := []string{"commit", "against", "runs/side", "change (95 % interval), verdict", "build", "series time", "series"}
+	f := report.Text
+	if md {
+		f = report.Markdown
+	}
+	report.Table(w, f, 2, hdr, rows)
+	fmt.Fprintf(w, "machine time: %s (%d series %s, %d builds %s)\n", (series + builds).Round(time.Second), len(st.Probes),
+		series.Round(time.Second), len(st.Builds), builds.Round(time.Second))
+}
+
+func buildTime(st *bisect.State, commit string) string {
+	b, ok := st.Builds[commit]
+	if !ok {
+		return "-"
+	}
+	return time.Duration(b.TookNs).Round(time.Second).String()
+}
