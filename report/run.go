@@ -499,7 +499,7 @@ func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
 		rows = append(rows, []string{"    by thread group", "", strings.Join(parts, ", ")})
 	}
 	if f.JITCompileNs != nil && f.JITCompiles != nil {
-		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%d compilations during the load (the writer JVM's own counters)", *f.JITCompiles)})
+		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%d compilations during the load (the writer JVM's own counters; their time summed over the compiler threads, so it can exceed the wall-clock)", *f.JITCompiles)})
 	}
 	if f.WriterMinorFaults != nil && f.WriterMajorFaults != nil && f.WriterVoluntarySwitches != nil && f.WriterInvoluntarySwitches != nil {
 		rows = append(rows, []string{"  writer faults", "", fmt.Sprintf("%d minor, %d major page faults; %d voluntary, %d involuntary context switches",

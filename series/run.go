@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -53,6 +54,11 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 		return nil, err
 	}
 	c.Plan.AlphaPct = plan.AlphaPct
+	release, err := lock(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	s, err := open(c)
 	if err != nil {
 		return nil, err
@@ -95,6 +101,34 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	return s, errors.Join(err, s.save(c.Dir))
 }
 
+// ErrInUse is a series directory another warmstat is running a series in.
+var ErrInUse = errors.New("the series is running in another warmstat")
+
+// lock takes the series directory's lock (flock on the directory itself, so no file
+// is written and a wipe of its contents keeps it), held for the whole invocation: a
+// second invocation on the same directory would start runs into the first one's work
+// directory. The kernel drops the lock when the process dies, however it dies. An
+// absent directory is created as warmstat's own first.
+func lock(dir string) (func(), error) {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := evitaserver.PrepareDataDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s is in use by another warmstat process; wait for it, or stop it (Ctrl-C) and run the command again to continue", ErrInUse, dir)
+		}
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
 // open starts a new series or takes up the one in c.Dir.
 func open(c Config) (*State, error) {
 	s, err := load(c.Dir)
@@ -103,7 +137,7 @@ func open(c Config) (*State, error) {
 	}
 	if s != nil {
 		if d := s.Plan.differs(c.Plan); d != "" {
-			return nil, fmt.Errorf("%s holds a series %w (%s): run it with the same arguments to continue it, or choose another directory", c.Dir, ErrPlanDiffers, d)
+			return nil, planDiffers(fmt.Sprintf("%s holds a series started with other arguments (%s): run it with the same arguments to continue it, or choose another directory", c.Dir, d))
 		}
 		return s, nil
 	}

@@ -144,6 +144,12 @@ func TestSeriesResumes(t *testing.T) {
 	if _, err := Execute(context.Background(), c); !errors.Is(err, ErrPlanDiffers) || !strings.Contains(err.Error(), "max_runs: 4 then, 6 now") {
 		t.Fatalf("changed plan: %v", err)
 	}
+	// a changed condition is named, not left to be found in two long lines
+	c.Plan.MaxRuns, c.Plan.Conditions = 4, "storage.compress=true batch=1000 JDK_JAVA_OPTIONS=-Xss2m"
+	if _, err := Execute(context.Background(), c); !errors.Is(err, ErrPlanDiffers) || !strings.Contains(err.Error(), "JDK_JAVA_OPTIONS=-Xss2m now)") ||
+		strings.Count(err.Error(), "other arguments") != 1 {
+		t.Fatalf("changed conditions: %v", err)
+	}
 }
 
 // A run that fails is run again; the same run failing twice stops the series.
@@ -193,5 +199,34 @@ func TestSeriesOutliers(t *testing.T) {
 				t.Errorf("run %d flagged too: %s", o.Seq, o.Health.Outlier)
 			}
 		}
+	}
+}
+
+// A second invocation on a series that is running is refused before it runs anything;
+// once the first has stopped, the same command continues it.
+func TestSeriesInUseIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	c := config(dir, nil)
+	c.Plan.MaxRuns = 3
+	var second error
+	var secondRuns int
+	first := synthetic(1.10, 0, func(seq int) error {
+		if seq == 2 { // while the first invocation is loading its second run
+			c2 := config(dir, func(context.Context, string, string, string, string) error { secondRuns++; return nil })
+			c2.Plan.MaxRuns = 3
+			_, second = Execute(context.Background(), c2)
+		}
+		return nil
+	})
+	c.Run = first
+	if _, err := Execute(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(second, ErrInUse) || !strings.Contains(second.Error(), "in use by another warmstat process") || secondRuns != 0 {
+		t.Fatalf("a second invocation on a running series: %v (%d runs)", second, secondRuns)
+	}
+	c.Run = synthetic(1.10, 0, nil)
+	if _, err := Execute(context.Background(), c); err != nil {
+		t.Fatalf("continued after the first stopped: %v", err)
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -148,6 +150,12 @@ type Checksum struct {
 // ErrPlanDiffers is a series directory holding another plan than the one asked for.
 var ErrPlanDiffers = errors.New("the series was started with other arguments")
 
+// planDiffers is ErrPlanDiffers with its whole message: which directory, which field.
+type planDiffers string
+
+func (e planDiffers) Error() string        { return string(e) }
+func (e planDiffers) Is(target error) bool { return target == ErrPlanDiffers }
+
 // Read reads the series in dir (its series.json); (nil, nil) when dir holds none.
 func Read(dir string) (*State, error) { return load(dir) }
 
@@ -183,6 +191,21 @@ func (s *State) save(dir string) error {
 
 // differs names the first plan field that differs, "" when none does.
 func (p Plan) differs(q Plan) string {
+	if p.Conditions != q.Conditions { // a long rendered line: name the settings that differ
+		then, now := strings.Fields(p.Conditions), strings.Fields(q.Conditions)
+		var d []string
+		for _, t := range then {
+			if !slices.Contains(now, t) {
+				d = append(d, t+" then")
+			}
+		}
+		for _, t := range now {
+			if !slices.Contains(then, t) {
+				d = append(d, t+" now")
+			}
+		}
+		return "conditions: " + strings.Join(d, ", ")
+	}
 	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
 	for i := range a.NumField() {
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {

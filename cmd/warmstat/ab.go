@@ -67,7 +67,7 @@ func seriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
 		&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
 		&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
-		&cli.IntFlag{Name: "writer-warm-up", Usage: "in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
+		&cli.IntFlag{Name: "writer-warm-up", Usage: "0 to 5: in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
 		&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 		&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
 		&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
@@ -199,6 +199,9 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	}
 	if ss.pristine, err = filepath.Abs(cmd.String("pristine")); err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(filepath.Join(ss.pristine, cmd.String("catalog"))); err != nil || !st.IsDir() { // before any directory is made
+		return nil, usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", ss.pristine, cmd.String("catalog"))
 	}
 	return ss, nil
 }
@@ -449,7 +452,12 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 	unit := "run(s) per side"
 	if l.Look.Method == analyze.Paired {
 		unit = "pair(s)"
-		fmt.Fprintf(w, "look after %d pairs (%.2f %% paired-t intervals: the budget spent across the looks):\n", l.Look.Pairs, 100*l.Look.Level)
+		first := analyze.SequentialPlan{MinRuns: s.Plan.MinRuns, MaxRuns: s.Plan.MaxRuns, Paired: true}.FirstLook()
+		if l.Look.Pairs < first {
+			fmt.Fprintf(w, "look after %d pairs (shown, not judged: the plan's first judged look is at %d pairs):\n", l.Look.Pairs, first)
+		} else {
+			fmt.Fprintf(w, "look after %d pairs (%.2f %% paired-t intervals: the budget spent across the looks):\n", l.Look.Pairs, 100*l.Look.Level)
+		}
 	} else {
 		fmt.Fprintf(w, "look after %d runs per side (%.2f %% %s intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level, l.Look.Method)
 	}
@@ -468,7 +476,7 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 		case g.MoreRuns != nil:
 			line += fmt.Sprintf("  about %d more %s would resolve it", *g.MoreRuns, unit)
 		case g.PlanRuns != nil:
-			line += fmt.Sprintf("  not resolvable within %d %s at this noise (a series of about %d would be)", s.Plan.MaxRuns, unit, *g.PlanRuns)
+			line += fmt.Sprintf("  not resolvable within %d %s at this noise (a series of about %d %s would be)", s.Plan.MaxRuns, unit, *g.PlanRuns, unit)
 		default:
 			line += fmt.Sprintf("  not resolvable within %d %s at this noise (nor within 100: lower the noise)", s.Plan.MaxRuns, unit)
 		}
@@ -512,17 +520,29 @@ func nextStep(w io.Writer, st *series.State) {
 			line += " (" + g.Reason + ")"
 		case g.NoisePct == nil:
 		case g.PlanRuns != nil:
-			line += fmt.Sprintf("; at its noise (%.2f %% per run) a series of about %d %s would resolve it: start one (a new --out, --max-runs %d), or lower the noise first",
-				*g.NoisePct, *g.PlanRuns, unit, *g.PlanRuns)
+			line += fmt.Sprintf("; at its noise (%.2f %% per run) and the change seen (%s) a series of about %d %s would resolve it: start one (a new --out, --max-runs %d), or lower the noise first",
+				*g.NoisePct, signedPct(g.DeltaPct), *g.PlanRuns, unit, *g.PlanRuns)
 		default:
-			line += fmt.Sprintf("; at its noise (%.2f %% per run) not even 100 %s would: lower the noise first", *g.NoisePct, unit)
+			line += fmt.Sprintf("; at its noise (%.2f %% per run) and the change seen (%s) not even 100 %s would: lower the noise first", *g.NoisePct, signedPct(g.DeltaPct), unit)
 		}
 		fmt.Fprintln(w, line)
 	}
 	if open == 0 {
 		return
 	}
-	fmt.Fprintln(w, "  (lowering the noise: --replay takes the reader out of the load, --writer-warm-up 1 the JIT's compiling; make noise measures what each buys on this machine)")
+	// advice only of what the series does not do already
+	var tips []string
+	if !st.Plan.Replay {
+		tips = append(tips, "--replay takes the reader out of the load")
+	}
+	if !strings.Contains(st.Plan.Conditions, "writer-warm-up=") {
+		tips = append(tips, "--writer-warm-up 1 the JIT's compiling")
+	}
+	if len(tips) == 0 {
+		fmt.Fprintln(w, "  (this series already replays on a warm writer: the noise left is this machine's; make noise measures what other settings buy here)")
+		return
+	}
+	fmt.Fprintf(w, "  (lowering the noise: %s; make noise measures what each buys on this machine)\n", strings.Join(tips, ", "))
 }
 
 func opt(v *float64, prec int) string {
@@ -658,4 +678,12 @@ func jvmConditions(cmd *cli.Command) string {
 		out += fmt.Sprintf(" writer-warm-up=%d", n)
 	}
 	return out
+}
+
+// signedPct is a change as "+2.8 %" ("—" when unknown).
+func signedPct(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f %%", *v)
 }

@@ -46,7 +46,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
 			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "spawn mode: a JVM option for the writer, after warmstat's own (repeatable; recorded: runs with other options are not compared)"},
 			&cli.BoolFlag{Name: "no-class-archive", Usage: "spawn mode: boot the JVMs without the release's class-data archive (AppCDS)"},
-			&cli.IntFlag{Name: "writer-warm-up", Usage: "spawn mode: loads of the same source into a throwaway catalog of the writer (published, then deleted) before the measured load, so it times compiled code as a production server's next publish does (recorded: runs with other counts are not compared)"},
+			&cli.IntFlag{Name: "writer-warm-up", Usage: "spawn mode, 0 to 5: loads of the same source into a throwaway catalog of the writer (published, then deleted) before the measured load, so it times compiled code as a production server's next publish does (recorded: runs with other counts are not compared)"},
 			&cli.StringFlag{Name: "replay", Usage: "the source is this workload file (warmstat extract), not a server: spawn mode starts only the writer (a server flag), attach mode needs only --target"},
 			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote (the writer is a server, over gRPC) | embedded (with --replay in spawn mode: the same requests applied by warmstat's embedded writer, evitaDB's engine in one JVM with no transport; remote - embedded is what gRPC costs)"},
 			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},

@@ -235,3 +235,18 @@ func TestWriterWarmUpIsChecked(t *testing.T) {
 		t.Errorf("ab: exit %d %q", code, stderr)
 	}
 }
+
+// A series of a snapshot that is not there is refused naming the flag, before its
+// directory is made.
+func TestABWithoutItsSnapshotIsRefused(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "s")
+	_, stderr, code := runCLI(t, "ab", "--pristine", filepath.Join(tmp, "nowhere"), "--catalog", "shop", "--a", "2026.2.3", "--b", "2026.2.3",
+		"--out", out, "--server-heap", "1g", "--reader-heap", "1g")
+	if code != 2 || !strings.Contains(stderr, `--pristine `+filepath.Join(tmp, "nowhere")+`: no catalog directory "shop" there`) {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("the refused series made its directory: %v", err)
+	}
+}
