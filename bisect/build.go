@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -78,11 +77,10 @@ func (b *Builder) entry(commit string) string {
 // commit's fault (the cache cannot be written, git fails, ctx is done).
 func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	dir := b.entry(commit)
-	if raw, err := os.ReadFile(filepath.Join(dir, buildRecord)); err == nil { // written last: the entry is whole
-		var got Build
-		if err := json.Unmarshal(raw, &got); err != nil {
-			return Build{}, fmt.Errorf("%s: %v", filepath.Join(dir, buildRecord), err)
-		}
+	var got Build
+	if found, err := runfmt.ReadJSONStrict(filepath.Join(dir, buildRecord), &got); err != nil {
+		return Build{}, err
+	} else if found { // written last: the entry is whole
 		got.Cached = true
 		if got.Jar != "" {
 			if _, err := os.Stat(got.Jar); err != nil {
@@ -144,34 +142,17 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 			rec.Error = fmt.Sprintf("%s succeeded but left no %s", rec.Command, rec.JarPath)
 			break
 		}
+		in, err := os.Open(jar)
+		if err != nil {
+			return Build{}, err
+		}
+		defer in.Close()
 		rec.Jar = filepath.Join(dir, "server.jar")
-		if err := copyFile(jar, rec.Jar); err != nil {
+		if err := runfmt.WriteFileAtomic(rec.Jar, func(w io.Writer) error { _, err := io.Copy(w, in); return err }); err != nil {
 			return Build{}, err
 		}
 	}
-	err = runfmt.WriteFileAtomic(filepath.Join(dir, buildRecord), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rec)
-	})
-	return rec, err
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return rec, runfmt.WriteJSONAtomic(filepath.Join(dir, buildRecord), rec)
 }
 
 // tailBuffer keeps the last lines a build printed, for its error.

@@ -100,12 +100,10 @@ func Search(ctx context.Context, good string, commits []string, o Oracle) (*Outc
 	bad := commits[len(commits)-1]
 	confirm, err := s.ask(ctx, good, bad)
 	if err != nil {
-		var sk *Skip
-		if errors.As(err, &sk) {
-			out.Kind, out.Detail = Interrupted, fmt.Sprintf("the bad commit cannot be measured: %s", sk.Reason)
-			return out, err
-		}
 		out.Kind = Interrupted
+		if sk := (*Skip)(nil); errors.As(err, &sk) {
+			out.Detail = "the bad commit cannot be measured: " + sk.Reason
+		}
 		return out, err
 	}
 	out.Confirm = confirm

@@ -1,12 +1,9 @@
 package bisect
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -96,18 +93,9 @@ func Open(dir string, plan Plan, good Commit, commits []Commit, now time.Time) (
 
 // Read reads dir's bisect; (nil, nil) when there is none.
 func Read(dir string) (*State, error) {
-	b, err := os.ReadFile(filepath.Join(dir, File))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s State
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
+	if found, err := runfmt.ReadJSONStrict(filepath.Join(dir, File), &s); !found || err != nil {
+		return nil, err
 	}
 	if s.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, this warmstat reads %q", filepath.Join(dir, File), s.Schema, Schema)
@@ -117,11 +105,7 @@ func Read(dir string) (*State, error) {
 
 // Save writes the state atomically.
 func (s *State) Save(dir string) error {
-	return runfmt.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
-	})
+	return runfmt.WriteJSONAtomic(filepath.Join(dir, File), s)
 }
 
 func differs(p, q Plan) string {

@@ -634,6 +634,35 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
+// WriteJSONAtomic writes v to path as indented JSON, atomically (WriteFileAtomic):
+// the state files of a series or a bisect, rewritten after every change.
+func WriteJSONAtomic(path string, v any) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// ReadJSONStrict decodes the JSON file path into v, refusing fields v does not have,
+// with an error naming the file, line and field; false (and no error) when there is
+// no file.
+func ReadJSONStrict(path string, v any) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return true, jsonErr(path, data, err)
+	}
+	return true, nil
+}
+
 func jsonErr(path string, data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError

@@ -12,12 +12,8 @@
 package series
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -161,18 +157,9 @@ func Read(dir string) (*State, error) { return load(dir) }
 
 // load reads dir's state; (nil, nil) when there is none yet.
 func load(dir string) (*State, error) {
-	b, err := os.ReadFile(filepath.Join(dir, File))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s State
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
+	if found, err := runfmt.ReadJSONStrict(filepath.Join(dir, File), &s); !found || err != nil {
+		return nil, err
 	}
 	if s.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, this warmstat reads %q", filepath.Join(dir, File), s.Schema, Schema)
@@ -182,11 +169,7 @@ func load(dir string) (*State, error) {
 
 // save writes the state atomically.
 func (s *State) save(dir string) error {
-	return runfmt.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
-	})
+	return runfmt.WriteJSONAtomic(filepath.Join(dir, File), s)
 }
 
 // differs names the first plan field that differs, "" when none does.

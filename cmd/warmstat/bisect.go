@@ -321,11 +321,11 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 	}
 	head("probes")
 	rows := [][]string{}
-	var series, builds time.Duration
+	var probing, builds time.Duration
 	for _, p := range st.Probes {
 		rows = append(rows, []string{subject[p.B].Short(), subject[p.A].Short(), fmt.Sprint(p.Runs), describeChange(p.Result),
 			buildTime(st, p.B), time.Duration(p.MachineNs).Round(time.Second).String(), p.Series})
-		series += time.Duration(p.MachineNs)
+		probing += time.Duration(p.MachineNs)
 	}
 	for _, b := range st.Builds {
 		builds += time.Duration(b.TookNs)
@@ -336,8 +336,8 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 		f = report.Markdown
 	}
 	report.Table(w, f, 2, hdr, rows)
-	fmt.Fprintf(w, "machine time: %s (%d series %s, %d builds %s)\n", (series + builds).Round(time.Second), len(st.Probes),
-		series.Round(time.Second), len(st.Builds), builds.Round(time.Second))
+	fmt.Fprintf(w, "machine time: %s (%d series %s, %d builds %s)\n", (probing + builds).Round(time.Second), len(st.Probes),
+		probing.Round(time.Second), len(st.Builds), builds.Round(time.Second))
 }
 
 func buildTime(st *bisect.State, commit string) string {
