@@ -88,9 +88,10 @@ func TestSpawnedLoadsOnPristineSnapshot(t *testing.T) {
 	}
 }
 
-// A live writer that stops answering for a minute (frozen with SIGSTOP, as in a long
-// GC pause) is waited for: neither keepalive pings nor call deadlines end the
-// measurement, and the load completes verified once the writer continues.
+// A live writer that stops answering for longer than the client's keepalive interval
+// (30 s; frozen with SIGSTOP for 35 s, as in a long GC pause) is waited for: neither the
+// unanswered keepalive ping nor a call deadline ends the measurement, and the load
+// completes verified once the writer continues.
 func TestSlowWriterIsWaitedFor(t *testing.T) {
 	src := evitatest.Server(t)
 	ctx := context.Background()
@@ -100,6 +101,7 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 	sc := loader.SpawnConfig{Server: src, Pristine: pristine, Catalog: "shop", WorkDir: work,
 		ServerHeap: 1 << 30, ReaderHeap: 1 << 30, Compress: true, Probe: evitatest.Probe}
 	frozen := time.Duration(0)
+	const freeze = 35 * time.Second // past the client's 30 s keepalive time: a ping goes unanswered
 	c := loader.Config{Out: filepath.Join(tmp, "run"), BatchSize: 50, Manifest: runfmt.Manifest{RunID: "slow", Build: runfmt.Build{Label: "local"}}}
 	c.AfterUpsert = func(coll string, n int) {
 		if frozen != 0 || n != 10 {
@@ -112,15 +114,15 @@ func TestSlowWriterIsWaitedFor(t *testing.T) {
 		}
 		syscall.Kill(pids[0], syscall.SIGSTOP)
 		begin := time.Now()
-		time.AfterFunc(65*time.Second, func() { syscall.Kill(pids[0], syscall.SIGCONT) })
-		frozen = time.Since(begin) + 65*time.Second
+		time.AfterFunc(freeze, func() { syscall.Kill(pids[0], syscall.SIGCONT) })
+		frozen = time.Since(begin) + freeze
 	}
 	begin := time.Now()
 	res, err := loader.Spawn(ctx, sc, c)
 	if err != nil || res.Manifest.ExitCode != 0 || res.Manifest.Outcome.Status != runfmt.OutcomeComplete {
 		t.Fatalf("after a %s freeze: %v %+v", frozen, err, res)
 	}
-	if took := time.Since(begin); took < 65*time.Second {
+	if took := time.Since(begin); took < freeze {
 		t.Fatalf("the load took %s: the writer was not frozen", took)
 	}
 }

@@ -23,11 +23,8 @@ import (
 
 func bisectCommand() *cli.Command {
 	return &cli.Command{
-		Name: "bisect",
-		// hidden until a bisect of real servers is proven in CI (issue 22): its search,
-		// commit range, builds and state are tested, its run against real servers not yet
-		Hidden: true,
-		Usage:  "which commit of an evitaDB checkout made publishing slower: series of probes against good, halving the commits",
+		Name:  "bisect",
+		Usage: "which commit of an evitaDB checkout made publishing slower: series of probes against good, halving the commits",
 		Description: "Lists the first-parent commits of --good..--bad in the checkout --evita-home, confirms the regression with a\n" +
 			"series of good against bad (as warmstat ab runs one), then halves the commits between: a series of each probe\n" +
 			"against good moves the bad end (slower) or the good end (equivalent); a probe that stays unresolved is put\n" +
@@ -113,8 +110,12 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	for _, c := range commits {
 		subject[c.Hash] = c
 	}
-	fmt.Fprintf(errw, "bisect %s..%s in %s: %d commits, about %d series (a confirmation and ⌈log₂ %d⌉ probes), gate %s\n",
-		good.Short(), commits[len(commits)-1].Short(), root, len(commits), 1+ceilLog2(len(commits)), len(commits), gate)
+	expected := "1 series: the confirmation"
+	if len(commits) > 1 {
+		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", 1+ceilLog2(len(commits)), len(commits))
+	}
+	fmt.Fprintf(errw, "bisect %s..%s in %s: %s, %s, gate %s\n",
+		good.Short(), commits[len(commits)-1].Short(), root, plural(len(commits), "commit"), expected, gate)
 	began := time.Now()
 	measure := func(ctx context.Context, a, bc string) (bisect.Result, error) {
 		sides := map[string]*abSide{}
@@ -301,10 +302,13 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 			fmt.Fprintf(w, "\n%s\n", s)
 		}
 	}
-	head(fmt.Sprintf("warmstat bisect %s..%s (%d commits), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), len(st.Commits), st.Plan.Gate))
+	head(fmt.Sprintf("warmstat bisect %s..%s (%s), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), plural(len(st.Commits), "commit"), st.Plan.Gate))
 	if o.Kind == bisect.Found {
 		for i, c := range o.Culprits {
 			line := fmt.Sprintf("culprit %d of %d: %s: %s against %s", i+1, len(o.Culprits), name(c.Commit), describeChange(c.Change), subject[c.Reference].Short())
+			if before := unmeasuredBefore(c, subject); before != "" {
+				line += " (or " + before + ", which could not be measured)"
+			}
 			if md {
 				line = "- **" + line + "**"
 			}
@@ -340,10 +344,36 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 		probing.Round(time.Second), len(st.Builds), builds.Round(time.Second))
 }
 
+// unmeasuredBefore names the commits of c's range other than c itself: the skipped
+// ones just before it, any of which may be the part's culprit instead ("" if none).
+func unmeasuredBefore(c bisect.Culprit, subject map[string]bisect.Commit) string {
+	var others []string
+	for _, h := range c.Range {
+		if h != c.Commit {
+			others = append(others, subject[h].Short())
+		}
+	}
+	switch len(others) {
+	case 0:
+		return ""
+	case 1:
+		return others[0]
+	}
+	return "one of " + strings.Join(others, ", ")
+}
+
 func buildTime(st *bisect.State, commit string) string {
 	b, ok := st.Builds[commit]
 	if !ok {
 		return "-"
 	}
 	return time.Duration(b.TookNs).Round(time.Second).String()
+}
+
+// plural is n with its noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
