@@ -334,12 +334,13 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 	for _, b := range st.Builds {
 		builds += time.Duration(b.TookNs)
 	}
-	hdr := []string{"commit", "against", "runs/side", "change (95 % interval), verdict", "build", "series time", "series"}
+	hdr := []string{"commit", "against", "runs/side", "change [interval], verdict", "build", "series time", "series"}
 	f := report.Text
 	if md {
 		f = report.Markdown
 	}
 	report.Table(w, f, 2, hdr, rows)
+	fmt.Fprintln(w, "intervals: each series' last look, at 95 % or more (a series spreads its false-verdict budget over its looks)")
 	fmt.Fprintf(w, "machine time: %s (%d series %s, %d builds %s)\n", (probing + builds).Round(time.Second), len(st.Probes),
 		probing.Round(time.Second), len(st.Builds), builds.Round(time.Second))
 }
