@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/warmstat/warmstat/evitaserver"
@@ -31,8 +32,14 @@ type Builder struct {
 	JarPath string // the server jar the command leaves, relative to the clone (evitaserver.CheckoutJar when empty)
 	Cache   string // the builds by commit
 	WorkDir string // where the clones are made; each is removed after its build
-	// Progress, if set, is told what is being built.
+	// RetryFailed builds a commit again whose cached build failed (a build command or
+	// a machine fixed since): its old entry is replaced.
+	RetryFailed bool
+	// Progress, if set, is told what is being built, and of a failed build found in
+	// the cache.
 	Progress func(msg string)
+
+	swept bool
 }
 
 // Build is one commit's build.
@@ -80,14 +87,20 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	var got Build
 	if found, err := runfmt.ReadJSONStrict(filepath.Join(dir, buildRecord), &got); err != nil {
 		return Build{}, err
-	} else if found { // written last: the entry is whole
+	} else if found && !(got.Failed() && b.RetryFailed) { // written last: the entry is whole
 		got.Cached = true
 		if got.Jar != "" {
 			if _, err := os.Stat(got.Jar); err != nil {
 				return Build{}, fmt.Errorf("the cached build of %.12s lost its jar (%v): remove %s to build it again", commit, err, dir)
 			}
 		}
+		if got.Failed() && b.Progress != nil {
+			b.Progress(fmt.Sprintf("%.12s: its build failed before (cached in %s; --rebuild-failed builds it again)", commit, dir))
+		}
 		return got, nil
+	}
+	if err := b.sweep(); err != nil {
+		return Build{}, err
 	}
 	if err := os.RemoveAll(dir); err != nil { // a build that did not finish (ours: the cache holds builds only)
 		return Build{}, err
@@ -122,6 +135,11 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	began := time.Now()
 	cmd := exec.CommandContext(ctx, "sh", "-c", rec.Command)
 	cmd.Dir = clone
+	// the build in a process group of its own, ended as a whole: a stopped bisect
+	// leaves no mvn running on
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	var tail tailBuffer
 	cmd.Stdout = io.MultiWriter(logf, &tail)
 	cmd.Stderr = cmd.Stdout
@@ -153,6 +171,26 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 		}
 	}
 	return rec, runfmt.WriteJSONAtomic(filepath.Join(dir, buildRecord), rec)
+}
+
+// sweep removes, once, the clones of builds that did not end (a warmstat killed at
+// once): the work directory is the bisect's, and its lock keeps any other warmstat
+// out of it, so every clone in it is a leftover.
+func (b *Builder) sweep() error {
+	if b.swept {
+		return nil
+	}
+	b.swept = true
+	old, err := filepath.Glob(filepath.Join(b.WorkDir, "build-*"))
+	if err != nil {
+		return err
+	}
+	for _, d := range old {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tailBuffer keeps the last lines a build printed, for its error.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ func (c Commit) Short() string { return c.Hash[:min(12, len(c.Hash))] }
 // changes would be in none of them, and a user who expects them measured would be
 // misled).
 func Range(ctx context.Context, root, good, bad string) (Commit, []Commit, error) {
+	if err := isTop(ctx, root); err != nil {
+		return Commit{}, nil, err
+	}
 	g, err := resolve(ctx, root, good)
 	if err != nil {
 		return Commit{}, nil, err
@@ -59,6 +63,11 @@ func Range(ctx context.Context, root, good, bad string) (Commit, []Commit, error
 	if len(hashes) == 0 || hashes[len(hashes)-1] != b {
 		return Commit{}, nil, fmt.Errorf("bisect: bad %.12s is not on the first-parent line from good %.12s", b, g)
 	}
+	// good merged in from a side branch: the line's older commits do not contain it,
+	// and a probe of them "against good" would compare unrelated builds
+	if parent, err := git(ctx, root, "rev-parse", "--verify", "--quiet", hashes[0]+"^1"); err != nil || strings.TrimSpace(parent) != g {
+		return Commit{}, nil, fmt.Errorf("bisect: good %s (%.12s) is not on bad's first-parent line (it reaches bad through a merge): give a good commit on that line, such as the merge's first parent", good, g)
+	}
 	gc, err := describe(ctx, root, g)
 	if err != nil {
 		return Commit{}, nil, err
@@ -75,6 +84,27 @@ func Range(ctx context.Context, root, good, bad string) (Commit, []Commit, error
 }
 
 // resolve is rev's full commit hash.
+// isTop checks that root is the top directory of a git checkout, naming what it is
+// instead (git's own words for what git refuses, such as a checkout of another user).
+func isTop(ctx context.Context, root string) error {
+	out, err := git(ctx, root, "rev-parse", "--show-toplevel")
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && ge.msg != "" {
+			first, _, _ := strings.Cut(ge.msg, "\n")
+			return fmt.Errorf("bisect: %s is not a git checkout warmstat can read: %s", root, strings.TrimPrefix(first, "fatal: "))
+		}
+		return fmt.Errorf("bisect: %s is not a git checkout: %w", root, err)
+	}
+	top := strings.TrimSpace(out)
+	a, errA := filepath.EvalSymlinks(top)
+	b, errB := filepath.EvalSymlinks(root)
+	if errA != nil || errB != nil || a != b {
+		return fmt.Errorf("bisect: %s is inside the checkout %s: give its top directory", root, top)
+	}
+	return nil
+}
+
 func resolve(ctx context.Context, root, rev string) (string, error) {
 	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {

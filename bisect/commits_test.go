@@ -147,3 +147,22 @@ func TestBuildsAreCachedByCommit(t *testing.T) {
 		t.Fatalf("another build command: %+v %v", got, err)
 	}
 }
+
+// A good commit merged in from a side branch is an ancestor of bad but not on its
+// first-parent line: the line's older commits do not contain it, so the range is
+// refused, as are a directory that is no checkout and one inside a checkout.
+func TestRangeRefusesWhatIsNotALine(t *testing.T) {
+	root, _ := repo(t, 4) // a b merge(side) c d
+	ctx := context.Background()
+	if _, _, err := Range(ctx, root, "side", "main"); err == nil || !strings.Contains(err.Error(), "is not on bad's first-parent line") {
+		t.Fatalf("good on a side branch: %v", err)
+	}
+	if _, _, err := Range(ctx, t.TempDir(), "HEAD~1", "HEAD"); err == nil || !strings.Contains(err.Error(), "is not a git checkout") {
+		t.Fatalf("not a checkout: %v", err)
+	}
+	sub := filepath.Join(root, "sub")
+	os.MkdirAll(sub, 0o755)
+	if _, _, err := Range(ctx, sub, "HEAD~1", "HEAD"); err == nil || !strings.Contains(err.Error(), "is inside the checkout") {
+		t.Fatalf("a subdirectory: %v", err)
+	}
+}

@@ -48,11 +48,12 @@ func (s *Skip) Error() string { return fmt.Sprintf("commit %.12s skipped: %s", s
 
 // Outcomes of a search.
 const (
-	Found        = "culprit"       // one or more culprits named
-	NoRegression = "no-regression" // good against bad was not called slower
-	Undecidable  = "undecidable"   // a probe stayed unresolved against both ends
-	Unbuildable  = "range-unbuilt" // the culprit is one of commits none of which could be measured
-	Interrupted  = "interrupted"   // the search stopped on an error (resumable)
+	Found        = "culprit"          // one or more culprits named
+	NoRegression = "no-regression"    // good against bad was not called slower
+	Undecidable  = "undecidable"      // a probe stayed unresolved against both ends
+	Unbuildable  = "range-unbuilt"    // the culprit is one of commits none of which could be measured
+	Interrupted  = "interrupted"      // the search stopped on an error (resumable)
+	Unmeasurable = "end-unmeasurable" // good or bad cannot be built or run: nothing to bisect
 )
 
 // Culprit is one commit that brings (part of) the slowdown: its change is its probe
@@ -102,7 +103,11 @@ func Search(ctx context.Context, good string, commits []string, o Oracle) (*Outc
 	if err != nil {
 		out.Kind = Interrupted
 		if sk := (*Skip)(nil); errors.As(err, &sk) {
-			out.Detail = "the bad commit cannot be measured: " + sk.Reason
+			end := "bad"
+			if sk.Commit == good {
+				end = "good"
+			}
+			out.Kind, out.Detail = Unmeasurable, fmt.Sprintf("the %s commit %.12s cannot be measured: %s", end, sk.Commit, sk.Reason)
 		}
 		return out, err
 	}

@@ -131,7 +131,8 @@ func TestSearchSkipsWhatDoesNotBuild(t *testing.T) {
 	// the bad end does not build: nothing to confirm
 	h = steps(4, 10, 2)
 	h.broken["c004"] = true
-	if o, err := Search(context.Background(), h.good, h.commits, h.oracle); !errors.As(err, new(*Skip)) || o.Kind != Interrupted {
+	if o, err := Search(context.Background(), h.good, h.commits, h.oracle); !errors.As(err, new(*Skip)) || o.Kind != Unmeasurable ||
+		o.Detail != "the bad commit c004 cannot be measured: the build failed" {
 		t.Fatalf("unbuildable bad end: %v %+v", err, o)
 	}
 }
@@ -216,7 +217,7 @@ func TestResumedSearchRedoesNoFinishedSeries(t *testing.T) {
 	}
 	other := plan
 	other.Series = "heaps 2g"
-	if _, err := Open(dir, other, Commit{Hash: h.good}, commits, now()); !errors.Is(err, ErrPlanDiffers) || !strings.Contains(err.Error(), "series: heaps 1g then, heaps 2g now") {
+	if _, err := Open(dir, other, Commit{Hash: h.good}, commits, now()); !errors.Is(err, ErrPlanDiffers) || !strings.Contains(err.Error(), "its series settings: heaps 1g then, heaps 2g now") {
 		t.Fatalf("another plan: %v", err)
 	}
 	if _, err := Open(dir, plan, Commit{Hash: h.good}, commits[:15], now()); !errors.Is(err, ErrPlanDiffers) {

@@ -2,11 +2,15 @@ package bisect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/runfmt"
@@ -22,7 +26,7 @@ const File = "bisect.json"
 // the same plan.
 type Plan struct {
 	Root         string `json:"root"`
-	Good         string `json:"good"` // as given
+	Good         string `json:"good"` // resolved: a branch that moves does not change the plan
 	Bad          string `json:"bad"`
 	BuildCommand string `json:"build_command"`
 	JarPath      string `json:"jar_path"`
@@ -111,11 +115,45 @@ func (s *State) Save(dir string) error {
 func differs(p, q Plan) string {
 	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
 	for i := range a.NumField() {
-		if a.Field(i).Interface() != b.Field(i).Interface() {
-			return fmt.Sprintf("%s: %v then, %v now", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+		was, is := a.Field(i).Interface(), b.Field(i).Interface()
+		if was == is {
+			continue
+		}
+		switch name := a.Type().Field(i).Tag.Get("json"); name {
+		case "good", "bad":
+			return fmt.Sprintf("%s: %.12s then, %.12s now; to continue it, give --%s %.12s", name, was, is, name, was)
+		case "series":
+			return "its series settings: " + settingsDiffer(was.(string), is.(string))
+		default:
+			return fmt.Sprintf("%s: %v then, %v now", name, was, is)
 		}
 	}
 	return ""
+}
+
+// settingsDiffer names the settings of two rendered series plans (JSON objects) that
+// differ, each with its two values.
+func settingsDiffer(was, is string) string {
+	var a, b map[string]any
+	if json.Unmarshal([]byte(was), &a) != nil || json.Unmarshal([]byte(is), &b) != nil {
+		return fmt.Sprintf("%s then, %s now", was, is)
+	}
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var d []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		x, _ := json.Marshal(a[k])
+		y, _ := json.Marshal(b[k])
+		if string(x) != string(y) {
+			d = append(d, fmt.Sprintf("%s %s then, %s now", k, x, y))
+		}
+	}
+	return strings.Join(d, "; ")
 }
 
 // Probe is the finished series of b against a, if the bisect has one.

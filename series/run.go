@@ -54,7 +54,7 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 		return nil, err
 	}
 	c.Plan.AlphaPct = plan.AlphaPct
-	release, err := lock(c.Dir)
+	release, err := LockDir(c.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -101,15 +101,15 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	return s, errors.Join(err, s.save(c.Dir))
 }
 
-// ErrInUse is a series directory another warmstat is running a series in.
-var ErrInUse = errors.New("the series is running in another warmstat")
+// ErrInUse is a series (or bisect) directory another warmstat is running in.
+var ErrInUse = errors.New("the directory is in use by another warmstat")
 
-// lock takes the series directory's lock (flock on the directory itself, so no file
+// LockDir takes the series (or bisect) directory's lock (flock on the directory itself, so no file
 // is written and a wipe of its contents keeps it), held for the whole invocation: a
 // second invocation on the same directory would start runs into the first one's work
 // directory. The kernel drops the lock when the process dies, however it dies. An
 // absent directory is created as warmstat's own first.
-func lock(dir string) (func(), error) {
+func LockDir(dir string) (func(), error) {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		if err := evitaserver.PrepareDataDir(dir); err != nil {
 			return nil, err

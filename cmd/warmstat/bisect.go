@@ -44,6 +44,7 @@ func bisectCommand() *cli.Command {
 			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "builds a commit's server, run with sh -c in its clone"},
 			&cli.StringFlag{Name: "server-jar-path", Value: evitaserver.CheckoutJar, Usage: "the server jar --build-cmd leaves, relative to the checkout"},
 			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: ~/.cache/warmstat/builds)"},
+			&cli.BoolFlag{Name: "rebuild-failed", Usage: "build again a commit whose build failed before (its failure is cached otherwise)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the result: text | md | json"},
 		}, seriesFlags()...),
 		Action: action(runBisect),
@@ -51,6 +52,18 @@ func bisectCommand() *cli.Command {
 }
 
 func runBisect(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		return usageError(cmd, "unexpected argument %q: bisect takes flags only", cmd.Args().First())
+	}
+	if strings.TrimSpace(cmd.String("build-cmd")) == "" {
+		return usageError(cmd, "--build-cmd is empty: give the command that builds a commit's server jar")
+	}
+	if jp := cmd.String("server-jar-path"); !filepath.IsLocal(jp) {
+		return usageError(cmd, "--server-jar-path %q: a path inside the checkout, relative to its top", jp)
+	}
+	if cmd.String("out") == "" {
+		return usageError(cmd, "--out is empty: give the bisect's directory")
+	}
 	format := cmd.String("format")
 	if format != "text" && format != "md" && format != "json" {
 		return usageError(cmd, "--format %q: text, md or json", format)
@@ -70,9 +83,15 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	if r, err := filepath.EvalSymlinks(root); err == nil { // one checkout, one plan, however it is reached
+		root = r
+	}
 	dir, err := filepath.Abs(cmd.String("out"))
 	if err != nil {
 		return err
+	}
+	if err := bisectDirUsable(dir, root); err != nil {
+		return usageError(cmd, "%v", err)
 	}
 	cache := cmd.String("build-cache")
 	if cache == "" {
@@ -80,6 +99,9 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 			return fmt.Errorf("--build-cache: %w", err)
 		}
 		cache = filepath.Join(cache, "warmstat", "builds")
+	}
+	if err := writable(cache); err != nil {
+		return fmt.Errorf("--build-cache %s: %w", cache, err)
 	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil {
 		return err
@@ -91,11 +113,18 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageError(cmd, "%v", err)
 	}
+	// one bisect at a time in a directory: a second would build and run into the
+	// first one's work directory (an absent directory is made as warmstat's own)
+	release, err := series.LockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// every probe's plan, its two builds aside
 	probePlan := ss.basePlan()
 	probePlan.Gates = []string{gate}
 	rendered, _ := json.Marshal(probePlan)
-	plan := bisect.Plan{Root: root, Good: cmd.String("good"), Bad: cmd.String("bad"), BuildCommand: cmd.String("build-cmd"),
+	plan := bisect.Plan{Root: root, Good: good.Hash, Bad: commits[len(commits)-1].Hash, BuildCommand: cmd.String("build-cmd"),
 		JarPath: cmd.String("server-jar-path"), Gate: gate, Series: string(rendered)}
 	st, err := bisect.Open(dir, plan, good, commits, time.Now())
 	if errors.Is(err, bisect.ErrPlanDiffers) {
@@ -105,7 +134,8 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	b := &bisect.Builder{Root: root, Command: plan.BuildCommand, JarPath: plan.JarPath, Cache: cache, WorkDir: filepath.Join(dir, "work"),
-		Progress: func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
+		RetryFailed: cmd.Bool("rebuild-failed"),
+		Progress:    func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
 	subject := map[string]bisect.Commit{good.Hash: good}
 	for _, c := range commits {
 		subject[c.Hash] = c
@@ -145,8 +175,9 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 			max(done+1, 1+ceilLog2(len(commits))), bisectETA(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
 		s, err := series.Execute(ctx, ss.config(sdir, filepath.Join(dir, "workload.wsw"), sides, sp, began))
 		if errors.Is(err, series.ErrRunFailedTwice) {
-			if e, ok := lastFailed(s); ok && e.Side == "B" {
-				return bisect.Result{}, &bisect.Skip{Commit: bc, Reason: "its runs failed twice: " + e.Reason}
+			if e, ok := lastFailed(s); ok {
+				c := map[string]string{"A": a, "B": bc}[e.Side]
+				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its runs failed twice: " + e.Reason}
 			}
 		}
 		var ref *analyze.Refusal
@@ -172,8 +203,17 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	o, err := bisect.Search(ctx, good.Hash, hashes, st.Remembering(dir, measure, time.Now))
 	if err != nil {
 		var sk *bisect.Skip
-		if errors.As(err, &sk) { // the bad end cannot be measured
+		if errors.As(err, &sk) { // an end cannot be measured: recorded, nothing to bisect
+			if ferr := st.Finish(dir, o); ferr != nil {
+				return ferr
+			}
+			if format == "json" {
+				printJSON(out, st)
+			}
 			return fmt.Errorf("%s: nothing to bisect", o.Detail)
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted: the bisect stopped; the same command continues it")
 		}
 		return fmt.Errorf("%w (the bisect stopped; the same command continues it)", err)
 	}
@@ -182,13 +222,11 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		if err := printJSON(out, st); err != nil {
 			return err
 		}
 	default:
-		printBisect(out, st, o, subject, format == "md")
+		printBisect(out, st, o, subject, format == "md", probePlan.AlphaPct)
 	}
 	if o.Kind != bisect.Found {
 		return withCode(exitRefused, fmt.Errorf("bisect: %s", bisectSummary(o, subject)))
@@ -290,7 +328,7 @@ func bisectSummary(o *bisect.Outcome, subject map[string]bisect.Commit) string {
 
 // printBisect is the result for people (text) or for a pull request (md): the
 // culprits, every probe, the machine time.
-func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[string]bisect.Commit, md bool) {
+func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[string]bisect.Commit, md bool, alpha float64) {
 	name := func(h string) string {
 		c := subject[h]
 		return fmt.Sprintf("%s %q (%s, %s)", c.Short(), c.Subject, c.Author, c.Date)
@@ -340,9 +378,9 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 		f = report.Markdown
 	}
 	report.Table(w, f, 2, hdr, rows)
-	fmt.Fprintln(w, "intervals: each series' last look, at 95 % or more (a series spreads its false-verdict budget over its looks)")
-	fmt.Fprintf(w, "machine time: %s (%d series %s, %d builds %s)\n", (probing + builds).Round(time.Second), len(st.Probes),
-		probing.Round(time.Second), len(st.Builds), builds.Round(time.Second))
+	fmt.Fprintf(w, "intervals: each series' last look, at %g %% or more (a series spreads its false-verdict budget over its looks)\n", 100-alpha)
+	fmt.Fprintf(w, "machine time: %s in %d series, the builds they waited for included (%d commits built, %s when they were built)\n",
+		probing.Round(time.Second), len(st.Probes), len(st.Builds), builds.Round(time.Second))
 }
 
 // unmeasuredBefore names the commits of c's range other than c itself: the skipped
@@ -377,4 +415,47 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printJSON is the bisect's state, as bisect.json holds it.
+func printJSON(w io.Writer, st *bisect.State) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st)
+}
+
+// bisectDirUsable refuses a bisect directory warmstat would not own: one inside the
+// checkout (which is only read), or an existing directory with files and no bisect in
+// it (someone else's).
+func bisectDirUsable(dir, root string) error {
+	if rel, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(rel) || dir == root {
+		return fmt.Errorf("--out %s is inside the checkout %s, which a bisect only reads: give a directory outside it", dir, root)
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, bisect.File)); err != nil {
+		return fmt.Errorf("--out %s holds files and no %s: not a bisect warmstat started; give a new or empty directory", dir, bisect.File)
+	}
+	return nil
+}
+
+// writable makes dir if needed and proves a file can be written in it.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".writable-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
