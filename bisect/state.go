@@ -168,8 +168,8 @@ func (s *State) Probe(a, b string) (Probe, bool) {
 
 // Remembering is o answered from the state's finished probes where it can, every
 // new answer recorded and saved: a resumed bisect asks the same questions and
-// redoes no finished series. A skip is recorded as the commit's failed build when
-// o did not record one.
+// redoes no finished series. A skip is not recorded: a failed build is in the build
+// cache, and runs that failed are in the probe's series.
 func (s *State) Remembering(dir string, o Oracle, now func() time.Time) Oracle {
 	return func(ctx context.Context, a, b string) (Result, error) {
 		if p, ok := s.Probe(a, b); ok {

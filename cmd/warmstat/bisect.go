@@ -210,6 +210,9 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 			if format == "json" {
 				printJSON(out, st)
 			}
+			if o.Kind != bisect.Unmeasurable { // the reference of a later probe: the bisect cannot go on
+				return fmt.Errorf("%v: the bisect stopped", sk)
+			}
 			return fmt.Errorf("%s: nothing to bisect", o.Detail)
 		}
 		if ctx.Err() != nil {
