@@ -24,8 +24,8 @@ const DefaultBuildCommand = "mvn -q install -pl evita_server -am -DskipTests"
 // Builder builds commits of one checkout, each once: the server jar a build leaves is
 // kept in Cache by commit (and by build command and jar path, which change what a
 // build makes), with the build's log, so a second bisect over the same commits builds
-// nothing. A build that failed is kept too, with its log: it is not retried until its
-// cache entry is removed.
+// nothing. A build that failed is kept too, with its log: it is built again only with
+// RetryFailed.
 type Builder struct {
 	Root    string // the checkout: only read (each build runs in a clone of its own)
 	Command string // run with sh -c in the clone (DefaultBuildCommand when empty)
