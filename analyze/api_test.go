@@ -19,13 +19,13 @@ import (
 // new export is a decision: add it here.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Advice", "Block", "CheckHarnessFigures", "ClearlyBelow", "CollectionSummary", "Compare", "CompareOptions", "Comparison",
+		"Advice", "Block", "CheckHarnessFigures", "ClearlyBelow", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
 		"Comparison.Comparable", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
-		"Faster", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Insufficient", "LoadGroup",
-		"LoadOptions", "Look", "LookAt", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
+		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
+		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
 		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
 		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "Row", "Row.Name", "RunHealth", "RunNote",
-		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.FirstLook", "SequentialPlan.Level", "Setting", "Slower", "Stats",
+		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.FirstLook", "SequentialPlan.Level", "SeriesSetting", "Setting", "Slower", "Stats",
 		"Summarize", "TargetModes", "Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",
 	}
 	fset := token.NewFileSet()

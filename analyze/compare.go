@@ -173,8 +173,9 @@ type Comparison struct {
 	Gates      []GateResult
 	Advice     *Advice
 	Notes      []string
-	prefetch   bool     // the runs overlapped source reads with upserts (a condition equal on both sides)
-	pairs      [][2]int // paired-t: indices into A's and B's runs
+	prefetch   bool      // the runs overlapped source reads with upserts (a condition equal on both sides)
+	pairs      [][2]int  // paired-t: indices into A's and B's runs
+	ra, rb     []runData // the runs' summaries, for a fleet's rows
 }
 
 // Comparable is false when allowed mismatches make the comparison's figures those of
@@ -211,7 +212,7 @@ func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
 		return nil, err
 	}
 	ra, rb := both[:len(a.Runs)], both[len(a.Runs):]
-	c := &Comparison{A: a, B: b, Options: o, Mismatches: allowed}
+	c := &Comparison{A: a, B: b, Options: o, Mismatches: allowed, ra: ra, rb: rb}
 	if o.Method == methodPaired {
 		if c.pairs, err = pairIndex(a, b, o.Pairs); err != nil {
 			return nil, err

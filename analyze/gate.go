@@ -17,37 +17,46 @@ type GateResult struct {
 	Reason     string  `json:"reason,omitempty"`
 }
 
-// judgeGates evaluates each gate against the rows; a gate naming no row is an
-// *OptionError listing the rows there are.
+// judgeGates evaluates each gate against the comparison's rows.
 func (c *Comparison) judgeGates(gates []string) error {
+	g, err := judgeGates(c.Rows, gates, c.Dominant, c.Collections, c.prefetch)
+	c.Gates = g
+	return err
+}
+
+// judgeGates evaluates each gate against rows (none given: the dominant collection's
+// mean and */ingest, or the load wall-clock with prefetch); a gate naming no row is an
+// *OptionError listing the rows there are.
+func judgeGates(rows []Row, gates []string, dominant string, collections []string, prefetch bool) ([]GateResult, error) {
 	if len(gates) == 0 {
-		if c.Dominant != "" {
-			gates = append(gates, c.Dominant+"/"+string(metricMean))
+		if dominant != "" {
+			gates = append(gates, dominant+"/"+string(metricMean))
 		}
-		if !c.prefetch { // with prefetch ingest has no meaning; the load wall-clock stands in
+		if !prefetch { // with prefetch ingest has no meaning; the load wall-clock stands in
 			gates = append(gates, Overall+"/"+string(metricIngest))
 		} else {
 			gates = append(gates, Overall+"/"+string(metricLoadWall))
 		}
 	}
+	var out []GateResult
 	for _, g := range gates {
-		k := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Name() == g })
+		k := slices.IndexFunc(rows, func(r Row) bool { return r.Name() == g })
 		if k < 0 {
-			return &OptionError{Option: "Gates", Value: g, Msg: c.unknownGate(g)}
+			return nil, &OptionError{Option: "Gates", Value: g, Msg: unknownGate(rows, g, dominant, collections)}
 		}
-		if slices.ContainsFunc(c.Gates, func(r GateResult) bool { return r.Gate == g }) {
+		if slices.ContainsFunc(out, func(r GateResult) bool { return r.Gate == g }) {
 			continue
 		}
-		r := c.Rows[k]
+		r := rows[k]
 		res := GateResult{Gate: g, Verdict: r.Verdict, Judged: r.CILowPct != nil, Reason: r.Reason}
 		res.Regression = res.Judged && r.Verdict == Slower
-		c.Gates = append(c.Gates, res)
+		out = append(out, res)
 	}
-	return nil
+	return out, nil
 }
 
-func (c *Comparison) unknownGate(g string) string {
-	for _, r := range c.Rows {
+func unknownGate(rows []Row, g, dominant string, collections []string) string {
+	for _, r := range rows {
 		if strings.EqualFold(r.Name(), g) {
 			return fmt.Sprintf("no such row; names are case-sensitive: did you mean %s?", r.Name())
 		}
@@ -61,5 +70,5 @@ func (c *Comparison) unknownGate(g string) string {
 		clocks = append(clocks, string(m))
 	}
 	return fmt.Sprintf("no such row; a gate is COLLECTION/METRIC with COLLECTION one of %s or * (the whole run), METRIC one of %s, "+
-		"and for * also %s (e.g. %s/mean, */ingest)", strings.Join(c.Collections, ", "), strings.Join(metrics, ", "), strings.Join(clocks, ", "), c.Dominant)
+		"and for * also %s (e.g. %s/mean, */ingest)", strings.Join(collections, ", "), strings.Join(metrics, ", "), strings.Join(clocks, ", "), dominant)
 }

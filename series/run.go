@@ -429,5 +429,8 @@ func (s *State) finish(l *analyze.Look) {
 			o.Reason = "resolved"
 		}
 	}
+	if s.Plan.Pairs > 0 { // its pairs were planned, not stopped for: its verdicts are one machine's
+		o.Reason = "fixed-size"
+	}
 	s.Outcome = o
 }

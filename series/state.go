@@ -56,6 +56,11 @@ type Plan struct {
 	// Unpaired analyses the two sides as independent groups (welch-t); by default a
 	// series is analysed by its pairs (paired-t, analyze.SequentialPlan.Paired).
 	Unpaired bool `json:"unpaired,omitempty"`
+	// Pairs, when set, is a fixed-size series: exactly this many pairs (MinRuns =
+	// MaxRuns = Pairs, one look at the end), as every machine of a fleet runs them so
+	// that their series can be combined (analyze.CombineFleet) without machines that
+	// stopped at different looks biasing the combined figure.
+	Pairs int `json:"pairs,omitempty"`
 }
 
 // Method is the interval the series is analysed with.
@@ -114,7 +119,7 @@ type LookRecord struct {
 
 // Outcome is how the series ended (nil while it runs).
 type Outcome struct {
-	Reason   string             `json:"reason"` // "resolved", "max-runs", "refused", "failed"
+	Reason   string             `json:"reason"` // "resolved", "max-runs", "fixed-size", "refused", "failed"
 	Verdicts map[string]string  `json:"verdicts"`
 	Runs     int                `json:"runs_per_side"`
 	Saved    int                `json:"runs_saved_per_side"` // against MaxRuns

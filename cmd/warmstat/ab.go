@@ -53,6 +53,7 @@ func abCommand() *cli.Command {
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
 			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
+			&cli.IntFlag{Name: "pairs", Usage: "a fixed-size series of exactly N pairs (2 to 100), no early stop: each machine of a fleet runs the same, and warmstat combine judges them together"},
 		}, seriesFlags()...),
 		Action: action(runAB),
 	}
@@ -114,6 +115,11 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	plan := ss.plan(sides, cmd.String("a"), cmd.String("b"))
+	if cmd.IsSet("pairs") {
+		if err := fixedPairs(cmd, &plan); err != nil {
+			return err
+		}
+	}
 	if err := gatesInSnapshot(cmd, ss.pristine, plan.Catalog, plan.Gates); err != nil {
 		return err
 	}
@@ -135,6 +141,22 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return finishSeries(ctx, cmd, st, dir)
+}
+
+// fixedPairs makes plan a fixed-size series of --pairs pairs: paired, one look at the
+// end. The flags that shape a sequential series are refused beside it.
+func fixedPairs(cmd *cli.Command, plan *series.Plan) error {
+	n := cmd.Int("pairs")
+	if n < 2 || n > 100 {
+		return usageError(cmd, "--pairs %d: a fixed-size series has 2 to 100 pairs", n)
+	}
+	for _, f := range []string{"min-runs", "max-runs", "unpaired"} {
+		if cmd.IsSet(f) {
+			return usageError(cmd, "--pairs %d is a fixed-size paired series: --%s does not apply", n, f)
+		}
+	}
+	plan.Pairs, plan.MinRuns, plan.MaxRuns = n, n, n
+	return nil
 }
 
 // seriesSettings are the flags every series of a command shares (ab, bisect), all
@@ -557,7 +579,11 @@ func opt(v *float64, prec int) string {
 func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string) error {
 	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
 	o := st.Outcome
-	fmt.Fprintf(out, "\nseries %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
+	if st.Plan.Pairs > 0 {
+		fmt.Fprintf(out, "\nseries of %d pairs done (fixed size; warmstat combine judges a fleet's series together); this machine alone", o.Runs)
+	} else {
+		fmt.Fprintf(out, "\nseries %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
+	}
 	var slower []string
 	for _, g := range o.Gates {
 		fmt.Fprintf(out, "; %s %s", g.Gate, g.Verdict)

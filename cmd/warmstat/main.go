@@ -142,6 +142,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			importCommand(),
 			reportCommand(),
 			compareCommand(),
+			combineCommand(),
 			tableCommand(),
 			plotCommand(),
 			profileCommand(),
