@@ -69,6 +69,7 @@ func TestBuildChecksTheConverters(t *testing.T) {
 // The embedded writer boots from its release's class-data archive like a server does:
 // made by a boot of the writer itself (ended by its goodbye), then mapped.
 func TestEmbeddedWriterBootsFromItsArchive(t *testing.T) {
+	evitatest.Exclusive(t) // another package's embedded run training the same archive would make this one boot without it
 	src := evitatest.Server(t)
 	id, err := src.Identify()
 	if err != nil {

@@ -132,6 +132,9 @@ func (c Config) Args(port int, gcLog string) []string {
 	return append(args, c.Extra...)
 }
 
+// freePort is FreePort; a test replaces it to hand Start a port already taken.
+var freePort = FreePort
+
 // FreePort finds a free TCP port on 127.0.0.1.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -175,6 +178,25 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	if c.archive == "" {
 		c.archive = classArchive(ctx, c, id)
 	}
+	for attempt := 1; ; attempt++ {
+		s, err = start(ctx, c, m, id)
+		if !errors.Is(err, errPortRace) || attempt == portAttempts {
+			return s, err
+		}
+	}
+}
+
+// errPortRace: the port FreePort found free was taken by another process before the
+// JVM bound it (another warmstat, another test package starting its own server): the
+// JVM could not bind it, or another server answered on it. Start then tries another.
+var errPortRace = errors.New("evitaserver: the port was taken before the server bound it")
+
+// portAttempts bounds Start's tries with a fresh port.
+const portAttempts = 3
+
+// start is one launch of the JVM for c: its memory reserved, its data directory
+// prepared, started and probed until ready.
+func start(ctx context.Context, c Config, m Machine, id Identity) (s *Server, err error) {
 	release, err := reserveMemory(ctx, m, c.HeapBytes, c.WaitForMemory)
 	if err != nil {
 		return nil, err
@@ -200,7 +222,7 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	}
 	port := c.Port
 	if port == 0 {
-		if port, err = FreePort(); err != nil {
+		if port, err = freePort(); err != nil {
 			return nil, err
 		}
 	} else if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err != nil {
@@ -243,7 +265,15 @@ func Start(ctx context.Context, c Config) (s *Server, err error) {
 	}()
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop(10 * time.Second)
+		if c.Port == 0 && len(c.ExtraFiles) == 0 && strings.Contains(s.Tail(200), "Address already in use") {
+			return nil, fmt.Errorf("%w (%d): %v", errPortRace, port, err)
+		}
 		return nil, err
+	}
+	// ready, but is it ours that answered? Another process may have bound the port first
+	if mine, known := listensOn(s.Pid(), port); c.Port == 0 && len(c.ExtraFiles) == 0 && known && !mine {
+		s.Stop(10 * time.Second)
+		return nil, fmt.Errorf("%w (%d): another process answers on it", errPortRace, port)
 	}
 	return s, nil
 }

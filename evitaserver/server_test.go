@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -154,6 +155,7 @@ func TestTailDropsColourCodes(t *testing.T) {
 // build (a boot of its own): the JVM really maps it (it is in /proc/<pid>/maps), the
 // manifest's record names it, and NoClassArchive boots without one.
 func TestClassArchive(t *testing.T) {
+	evitatest.Exclusive(t) // another package's JVM training an archive would make this one boot without it
 	src := evitatest.Server(t)
 	ctx := context.Background()
 	var notes []string
@@ -186,4 +188,59 @@ func TestClassArchive(t *testing.T) {
 		t.Fatalf("NoClassArchive: %q %+v", n.ClassArchive(), j)
 	}
 	t.Logf("notes: %v", notes)
+}
+
+// A port found free and taken by another process before the JVM binds it (another
+// package's test, another warmstat starting its server): Start sees that the server
+// answering is not its JVM, stops it, and starts again on another port. The first
+// port handed to Start is held by a listener of this test that accepts connections,
+// so that a probe which only connects succeeds at once, as another server would answer.
+func TestPortRaceIsRetried(t *testing.T) {
+	src := evitatest.Server(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	go func() {
+		for {
+			c, err := taken.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := taken.Addr().(*net.TCPAddr).Port
+	handed := 0
+	defer evitaserver.SetFreePort(func() (int, error) {
+		handed++
+		if handed == 1 {
+			return port, nil
+		}
+		return evitaserver.FreePort()
+	})()
+	connects := func(ctx context.Context, addr string) error {
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	s, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: src, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+		Probe: connects})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(30 * time.Second)
+	if handed != 2 || s.Addr == taken.Addr().String() {
+		t.Fatalf("ports handed: %d, the server on %s (the taken one %s)", handed, s.Addr, taken.Addr())
+	}
+	if mine, known := evitaserver.ListensOn(s.Pid(), port); !known || mine {
+		t.Fatalf("the taken port: mine %v, known %v", mine, known)
+	}
+	p, _ := strconv.Atoi(s.Addr[strings.LastIndex(s.Addr, ":")+1:])
+	if mine, known := evitaserver.ListensOn(s.Pid(), p); !known || !mine {
+		t.Fatalf("the server's own port %d: mine %v, known %v", p, mine, known)
+	}
 }

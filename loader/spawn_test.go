@@ -312,6 +312,7 @@ func TestWriterDiesStarting(t *testing.T) {
 // verifies against the file's counts with the same dataset fingerprint a live load of
 // the snapshot records.
 func TestSpawnedReplay(t *testing.T) {
+	evitatest.Exclusive(t) // it compares the JIT's compile time (wall-clock) of two loads, and runs the full JIT
 	// the JVMs' default JIT, as users run them: make test turns its top tier off
 	// elsewhere, through the environment (which this test then proves unrecorded)
 	for _, v := range evitaserver.JavaOptionsVariables {

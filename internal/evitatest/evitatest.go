@@ -2,9 +2,9 @@
 // test calls Server (or Start); without a server artifact it is skipped with the reason —
 // or failed, naming what is missing, when WARMSTAT_REQUIRE_SERVER=1 (as CI sets it).
 // Every server-backed test is counted in $WARMSTAT_SERVER_TESTS (a file; CI prints how
-// many ran and how many skipped), and holds a machine-wide lock while it runs: test
-// packages run in parallel, but their servers do not compete for this machine's cores,
-// so no test's timing depends on what another package's JVMs are doing.
+// many ran and how many skipped), and holds one of a few machine-wide slots while it
+// runs (Slots): test packages run in parallel, and at most that many server-backed tests
+// at once; a test whose verdict rests on speed runs alone (Exclusive).
 package evitatest
 
 import (
@@ -113,11 +113,37 @@ func unavailable(t testing.TB, why string) {
 }
 
 var (
-	mu     sync.Mutex
-	locked = map[string]bool{}
+	mu        sync.Mutex
+	locked    = map[string]bool{}
+	exclusive = map[string]bool{}
 )
 
-// begin counts t as run and takes the machine-wide server-test lock for its duration.
+// Slots is how many server-backed tests may run at once on this machine, across all
+// test packages: $WARMSTAT_TEST_SLOTS, by default 2. On 2 cores a server-backed test
+// keeps about one busy on average (JVM boots, loads, waits), so two of them fill the
+// machine where one leaves half of it idle; a test whose assertions depend on having
+// the machine to itself says so with Exclusive.
+func Slots() int {
+	if n, err := strconv.Atoi(os.Getenv("WARMSTAT_TEST_SLOTS")); err == nil && n >= 1 {
+		return n
+	}
+	return 2
+}
+
+// Exclusive makes t, a server-backed test, run alone: no other server-backed test of any
+// package runs beside it. For tests whose verdicts rest on speed (a slowdown to find, a
+// CPU pinned and burned), and those that watch the whole machine. Call it first.
+func Exclusive(t testing.TB) {
+	mu.Lock()
+	defer mu.Unlock()
+	exclusive[t.Name()] = true
+}
+
+// begin counts t as run and takes a machine-wide server-test slot for its duration
+// (every slot when t is Exclusive). The slots are flocks on files in the temporary
+// directory; a gate lock, held shared for an instant by a test taking a slot and
+// exclusively by an exclusive test for its whole run, lets an exclusive test in
+// without the others taking every slot before it.
 func begin(t testing.TB, what string) {
 	t.Helper()
 	if testing.Short() {
@@ -129,25 +155,69 @@ func begin(t testing.TB, what string) {
 		return
 	}
 	count(t, "ran", what)
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "warmstat-server-tests.lock"), os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatal(err)
+	open := func(name string) *os.File {
+		f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	lock := func(f *os.File, how int) bool {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != nil && how&syscall.LOCK_NB == 0 {
+			t.Fatal(err)
+		}
+		return err == nil
 	}
 	waited := time.Now()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
+	gate := open("warmstat-server-tests.lock")
+	var held []*os.File
+	if exclusive[t.Name()] {
+		lock(gate, syscall.LOCK_EX)
+		for i := range Slots() {
+			f := open(fmt.Sprintf("warmstat-server-tests.slot%d.lock", i))
+			lock(f, syscall.LOCK_EX)
+			held = append(held, f)
+		}
+	} else {
+		for held == nil {
+			lock(gate, syscall.LOCK_SH)
+			for i := range Slots() {
+				f := open(fmt.Sprintf("warmstat-server-tests.slot%d.lock", i))
+				if lock(f, syscall.LOCK_EX|syscall.LOCK_NB) {
+					held = append(held, f)
+					break
+				}
+				f.Close()
+			}
+			lock(gate, syscall.LOCK_UN)
+			if held == nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		gate.Close()
+		gate = nil
 	}
 	if d := time.Since(waited); d > time.Second {
 		t.Logf("waited %s for other packages' server tests", d.Round(time.Second))
 	}
 	locked[t.Name()] = true
-	held := time.Now()
+	start := time.Now()
 	t.Cleanup(func() {
-		count(t, "took", time.Since(held).Round(time.Second).String()) // CI lists the slowest
+		took := time.Since(start).Round(time.Second).String()
+		count(t, "took", took) // CI lists the slowest
+		if exclusive[t.Name()] {
+			count(t, "alone", took)
+		}
 		mu.Lock()
 		delete(locked, t.Name())
 		mu.Unlock()
-		f.Close() // drops the lock
+		for _, f := range held {
+			f.Close() // drops the slot
+		}
+		if gate != nil {
+			gate.Close()
+		}
 	})
 }
 
