@@ -141,8 +141,10 @@ func open(c Config) (*State, error) {
 		}
 		return s, nil
 	}
-	if err := evitaserver.Overlap("the series directory", c.Dir, c.Plan.Pristine, "the pristine snapshot"); err != nil {
-		return nil, err
+	if c.Plan.Pristine != "" { // a series of a given workload has no snapshot
+		if err := evitaserver.Overlap("the series directory", c.Dir, c.Plan.Pristine, "the pristine snapshot"); err != nil {
+			return nil, err
+		}
 	}
 	if err := evitaserver.PrepareDataDir(c.Dir); err != nil { // ours, or new
 		return nil, err

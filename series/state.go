@@ -50,6 +50,9 @@ type Plan struct {
 	// Replay: every run replays the series' workload file (extracted once, when the
 	// series starts, from the pristine snapshot by side A's build): no reader server.
 	Replay bool `json:"replay,omitempty"`
+	// Workload is the workload file replayed when the series was given one (ab
+	// --workload): only read, never extracted; "" when the series extracts its own.
+	Workload string `json:"workload,omitempty"`
 	// TargetMode "embedded": every run's writer is warmstat's embedded writer (a replay
 	// series only); "" is remote.
 	TargetMode string `json:"target_mode,omitempty"`

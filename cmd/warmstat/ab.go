@@ -63,8 +63,9 @@ func abCommand() *cli.Command {
 // heaps, conditions and the sequential plan.
 func seriesFlags() []cli.Flag {
 	return append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
-		&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot", Required: true},
-		&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog", Required: true},
+		&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot (or --workload)"},
+		&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog"},
+		&cli.StringFlag{Name: "workload", Usage: "replay this workload file (warmstat extract) in every run instead of a snapshot: no reader, nothing extracted; the file is only read (checksummed at every start and end)"},
 		&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
 		&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
 		&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
@@ -120,7 +121,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 	}
-	if err := gatesInSnapshot(cmd, ss.pristine, plan.Catalog, plan.Gates); err != nil {
+	if err := gatesInSource(cmd, ss.counts(), plan.Gates); err != nil {
 		return err
 	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
@@ -129,7 +130,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	errw := cmd.Root().ErrWriter
 	ctx, stop := interruptible(ctx, errw)
 	defer stop()
-	st, err := series.Execute(ctx, ss.config(dir, filepath.Join(dir, "workload.wsw"), sides, plan, time.Now()))
+	st, err := series.Execute(ctx, ss.config(dir, ss.workloadFile(dir), sides, plan, time.Now()))
 	if errors.Is(err, series.ErrPlanDiffers) {
 		return usageError(cmd, "%v", err)
 	}
@@ -166,7 +167,9 @@ type seriesSettings struct {
 	cond       conditions
 	compress   bool
 	targetMode string
-	pristine   string
+	pristine   string // the snapshot, or "" with a workload
+	catalog    string
+	workload   *workload.Info // --workload, proved whole
 	mach       evitaserver.Machine
 }
 
@@ -175,7 +178,8 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if err != nil {
 		return nil, err // a usage error already
 	}
-	if cond.serverHeap == nil || cond.readerHeap == nil {
+	ss := &seriesSettings{cmd: cmd, cond: cond, compress: true}
+	if cond.serverHeap == nil || cond.readerHeap == nil && cmd.String("workload") == "" {
 		return nil, usageError(cmd, "%s needs --server-heap and --reader-heap (pinned and equal on both sides)", cmd.Name)
 	}
 	if err := loadLimits(cmd); err != nil {
@@ -189,19 +193,21 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if err := check.Check(); err != nil {
 		return nil, err
 	}
-	ss := &seriesSettings{cmd: cmd, cond: cond, compress: true}
 	switch cmd.String("target-mode") {
 	case runfmt.TargetRemote:
 	case runfmt.TargetEmbedded:
-		if !cmd.Bool("replay") {
+		if !cmd.Bool("replay") && cmd.String("workload") == "" {
 			return nil, usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
 		}
 		ss.targetMode = runfmt.TargetEmbedded
 	default:
 		return nil, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
 	}
-	if cmd.Bool("replay") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
+	if (cmd.Bool("replay") || cmd.String("workload") != "") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
+	}
+	if cmd.String("workload") != "" && cmd.IsSet("max-per-collection") {
+		return nil, usageError(cmd, "--max-per-collection: a workload file holds what it was extracted with (warmstat extract --max-per-collection)")
 	}
 	if _, err := writerWarmUp(cmd); err != nil {
 		return nil, err
@@ -212,20 +218,85 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if ss.mach, err = evitaserver.ReadMachine(); err != nil {
 		return nil, err
 	}
-	if err := evitaserver.CheckHeapsFit(ss.mach, map[string]int64{"writer": *cond.serverHeap, "reader": *cond.readerHeap}); err != nil {
+	heaps := map[string]int64{"writer": *cond.serverHeap}
+	if cmd.String("workload") == "" {
+		heaps["reader"] = *cond.readerHeap
+	}
+	if err := evitaserver.CheckHeapsFit(ss.mach, heaps); err != nil {
 		return nil, err // a setting no run can have: not a failed run to retry
 	}
 	leanRuntime()
 	if cond.compress != nil {
 		ss.compress = *cond.compress
 	}
-	if ss.pristine, err = filepath.Abs(cmd.String("pristine")); err != nil {
+	if err := ss.readSource(); err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(filepath.Join(ss.pristine, cmd.String("catalog"))); err != nil || !st.IsDir() { // before any directory is made
-		return nil, usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", ss.pristine, cmd.String("catalog"))
-	}
 	return ss, nil
+}
+
+// readSource reads the series' source: --pristine DIR --catalog NAME (a snapshot), or
+// --workload FILE (a workload proved whole now, before any directory is made).
+func (ss *seriesSettings) readSource() error {
+	cmd := ss.cmd
+	if w := cmd.String("workload"); w != "" {
+		for _, f := range []string{"pristine", "catalog", "reader-heap"} {
+			if cmd.IsSet(f) {
+				return usageError(cmd, "--workload replaces --pristine and --catalog (and has no reader): --%s does not apply", f)
+			}
+		}
+		path, err := filepath.Abs(w)
+		if err != nil {
+			return err
+		}
+		info, err := workload.Verify(path)
+		if err != nil {
+			return fmt.Errorf("--workload: %w", err)
+		}
+		ss.workload, ss.catalog = &info, info.Header.Catalog
+		return nil
+	}
+	if cmd.String("pristine") == "" || cmd.String("catalog") == "" {
+		return usageError(cmd, "%s needs its source: --pristine DIR --catalog NAME (a snapshot), or --workload FILE", cmd.Name)
+	}
+	var err error
+	if ss.pristine, err = filepath.Abs(cmd.String("pristine")); err != nil {
+		return err
+	}
+	ss.catalog = cmd.String("catalog")
+	if st, err := os.Stat(filepath.Join(ss.pristine, ss.catalog)); err != nil || !st.IsDir() { // before any directory is made
+		return usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", ss.pristine, ss.catalog)
+	}
+	return nil
+}
+
+// replay: every run replays a workload file (the series' own, or --workload).
+func (ss *seriesSettings) replay() bool { return ss.workload != nil || ss.cmd.Bool("replay") }
+
+// workloadFile is the workload the series in dir replays: --workload, or the one it
+// extracts into its directory.
+func (ss *seriesSettings) workloadFile(dir string) string {
+	if ss.workload != nil {
+		return ss.workload.Path
+	}
+	return filepath.Join(dir, "workload.wsw")
+}
+
+// counts are the source's collections and their entities (nil when unknown): the
+// workload's header, or the snapshot's metadata.
+func (ss *seriesSettings) counts() map[string]int64 {
+	if ss.workload != nil {
+		return ss.workload.Header.SourceCounts
+	}
+	info, err := evitaserver.ReadSnapshot(ss.pristine, ss.catalog)
+	if err != nil || len(info.Counts) == 0 {
+		return nil
+	}
+	counts := map[string]int64{}
+	for n, c := range info.Counts {
+		counts[n] = int64(c)
+	}
+	return counts
 }
 
 // side is src as one side of a series: identified (and, for the embedded writer,
@@ -265,11 +336,19 @@ func (ss *seriesSettings) plan(sides map[string]*abSide, specA, specB string) se
 // basePlan is a series' plan without its two builds.
 func (ss *seriesSettings) basePlan() series.Plan {
 	cmd := ss.cmd
-	return series.Plan{Pristine: ss.pristine, Catalog: cmd.String("catalog"), ServerHeap: *ss.cond.serverHeap, ReaderHeap: *ss.cond.readerHeap,
+	var readerHeap int64
+	if ss.cond.readerHeap != nil {
+		readerHeap = *ss.cond.readerHeap
+	}
+	var wl string
+	if ss.workload != nil {
+		wl = ss.workload.Path
+	}
+	return series.Plan{Pristine: ss.pristine, Catalog: ss.catalog, Workload: wl, ServerHeap: *ss.cond.serverHeap, ReaderHeap: readerHeap,
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: cmd.Bool("replay"),
+		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired")}
 }
 
@@ -657,19 +736,18 @@ func printHealth(w io.Writer, st *series.State) {
 // gatesInSnapshot refuses a gate naming a collection the snapshot does not hold, before
 // any run (compare refuses it too, but only once runs exist): the collections are in
 // the snapshot's metadata. A snapshot without metadata is checked by the first look.
-func gatesInSnapshot(cmd *cli.Command, pristine, catalog string, gates []string) error {
-	info, err := evitaserver.ReadSnapshot(pristine, catalog)
-	if err != nil || len(info.Counts) == 0 {
+func gatesInSource(cmd *cli.Command, counts map[string]int64, gates []string) error {
+	if len(counts) == 0 {
 		return nil
 	}
 	var names []string
-	for n := range info.Counts {
+	for n := range counts {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, g := range gates {
 		coll, _, _ := strings.Cut(g, "/")
-		if coll == "*" || info.Counts[coll] != 0 || slices.Contains(names, coll) {
+		if coll == "*" || counts[coll] != 0 || slices.Contains(names, coll) {
 			continue
 		}
 		hint := ""
@@ -678,7 +756,7 @@ func gatesInSnapshot(cmd *cli.Command, pristine, catalog string, gates []string)
 				hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(g, coll+"/"))
 			}
 		}
-		return usageError(cmd, "--gate %q: the snapshot has no collection %q (it has %s or *)%s", g, coll, strings.Join(names, ", "), hint)
+		return usageError(cmd, "--gate %q: the source has no collection %q (it has %s or *)%s", g, coll, strings.Join(names, ", "), hint)
 	}
 	return nil
 }

@@ -173,7 +173,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		done := len(st.Probes)
 		fmt.Fprintf(errw, "%s series %d (about %d in all%s): %s against %s, in %s\n", time.Now().Format("15:04:05"), done+1,
 			max(done+1, 1+ceilLog2(len(commits))), bisectETA(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
-		s, err := series.Execute(ctx, ss.config(sdir, filepath.Join(dir, "workload.wsw"), sides, sp, began))
+		s, err := series.Execute(ctx, ss.config(sdir, ss.workloadFile(dir), sides, sp, began))
 		if errors.Is(err, series.ErrRunFailedTwice) {
 			if e, ok := lastFailed(s); ok {
 				c := map[string]string{"A": a, "B": bc}[e.Side]
@@ -241,18 +241,18 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 // snapshot has it (as analyze chooses), else that of the collection with most entities.
 func bisectGate(cmd *cli.Command, ss *seriesSettings) (string, error) {
 	if g := cmd.StringSlice("gate"); len(g) == 1 {
-		return g[0], gatesInSnapshot(cmd, ss.pristine, cmd.String("catalog"), g)
+		return g[0], gatesInSource(cmd, ss.counts(), g)
 	}
-	info, err := evitaserver.ReadSnapshot(ss.pristine, cmd.String("catalog"))
-	if err != nil {
-		return "", fmt.Errorf("--pristine: %w", err)
+	counts := ss.counts()
+	if counts == nil {
+		return "", usageError(cmd, "--gate: the snapshot %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", filepath.Join(ss.pristine, ss.catalog))
 	}
 	best := ""
-	for n, c := range info.Counts {
+	for n, c := range counts {
 		if n == "Product" {
 			return "Product/mean", nil
 		}
-		if best == "" || c > info.Counts[best] || c == info.Counts[best] && n < best {
+		if best == "" || c > counts[best] || c == counts[best] && n < best {
 			best = n
 		}
 	}

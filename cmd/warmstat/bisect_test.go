@@ -62,15 +62,18 @@ public class Build {
 
 // slowJava is an agent that really slows the server's writes: when the server converts
 // its first upsert (the boot and the schema before it are not slowed, so the test
-// spends no time on them), it pins every thread of its JVM to one CPU and starts burn
-// threads spinning on that CPU beside them: the writer has a share of one core instead
-// of two.
+// spends no time on them), it starts a throttler beside the JVM that stops the whole JVM
+// (SIGSTOP) for OFF ms and lets it run (SIGCONT) for ON ms, over and over: the server
+// runs ON/(ON+OFF) of the wall-clock, whatever else the machine does, so every upsert
+// takes about (ON+OFF)/ON times as long. The throttler is one perl process (no process
+// spawned per cycle: the cycle stays short and even), in a session of its own (a stop
+// of the JVM's process group leaves it to end by itself); it ends when the JVM does.
 const slowJava = `import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
 
 public class Slow {
-    static final int BURN = %d;
+    static final String ON = "%s", OFF = "%s"; // seconds
 
     public static void agentmain(String args, Instrumentation inst) {
         inst.addTransformer(new ClassFileTransformer() {
@@ -88,29 +91,23 @@ public class Slow {
     }
 
     static void engage() {
-        String cpu = Integer.toString(Runtime.getRuntime().availableProcessors() - 1);
+        String pid = Long.toString(ProcessHandle.current().pid());
+        String loop = "while (kill('STOP', " + pid + ")) { select(undef, undef, undef, " + OFF + "); kill('CONT', " + pid + "); select(undef, undef, undef, " + ON + ") }";
         try {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpu, Long.toString(ProcessHandle.current().pid()))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (p.waitFor() != 0) throw new IllegalStateException("taskset exited " + p.exitValue());
+            new ProcessBuilder("setsid", "perl", "-e", loop).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         } catch (Exception e) {
             e.printStackTrace();
             Runtime.getRuntime().halt(70); // a server that cannot be slowed must not pass for a fast one
         }
-        for (int i = 0; i < BURN; i++) new Spin().start();
-    }
-
-    static final class Spin extends Thread {
-        Spin() { super("slow-burn"); setDaemon(true); }
-        @Override public void run() { long x = 0; while (true) x++; }
     }
 }
 `
 
 // slowRepository makes the test's evitaDB stand-in checkout: a real git history whose
 // every commit builds the real server. It returns the commits by name: good (as
-// released), docs (no change to the server), slow (the server made slower), broken
-// (does not build), fix (builds again, still slow), tidy (no change to the server).
+// released), docs (no change to the server), slow (the server made slower: throttled
+// to half the wall-clock), broken (does not build), slower (builds again, and throttles
+// the server to an eighth: slower still, the regression split across two commits).
 func slowRepository(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	root := t.TempDir()
@@ -141,38 +138,42 @@ func slowRepository(t *testing.T) (string, map[string]string) {
 	c := map[string]string{"good": commit("The server as released")}
 	write("README", "the server, built by java Build.java\n")
 	c["docs"] = commit("Describe the build")
-	write("Slow.java", fmt.Sprintf(slowJava, 2))
-	c["slow"] = commit("Spin two threads beside the server")
+	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.005"))
+	c["slow"] = commit("Throttle the server to half its time")
 	write("BROKEN", "x\n")
 	c["broken"] = commit("Start a refactoring that does not compile")
 	if err := os.Remove(filepath.Join(root, "BROKEN")); err != nil {
 		t.Fatal(err)
 	}
-	c["fix"] = commit("Finish the refactoring")
-	write("README", "the server, built by java Build.java (JDK 17)\n")
-	c["tidy"] = commit("Tidy the README")
+	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.035"))
+	c["slower"] = commit("Finish the refactoring, throttling the server to an eighth")
 	return root, c
 }
 
 // A bisect of real builds of the real server, each run a real load: the test
-// repository's commits build runnable server jars, one of which makes the server really
-// slower (pinned to one CPU with two threads burning beside it: a third of a core
-// instead of two). The bisect confirms the slowdown, skips the commit that does not
-// build (the first it probes), and names the culprit; interrupted once its
-// confirmation is recorded, the same command goes on without redoing it, and every
-// commit it probes is built exactly once. A range without a slowdown ends in "no
-// regression confirmed" (exit 3), building only the commit it had not built before.
+// repository's commits build runnable server jars, two of which make the server really
+// slower, each a part of the slowdown (the JVM stopped half the time, then seven
+// eighths of it). The bisect
+// confirms the slowdown, finds the first part (a probe slower than good and clearly
+// faster than bad) and then the second, whose only neighbour does not build: it names
+// it with that commit, which could not be measured. Interrupted once its confirmation
+// is recorded, the same command goes on without redoing it, and every commit it probes
+// is built exactly once. A range without a slowdown ends in "no regression confirmed"
+// (exit 3), building only the commit it had not built before. Both bisects replay one
+// workload file, extracted once (--workload).
 //
-// It costs 2 paired series of 3 pairs and one unpaired series of 2 runs a side, the
-// loads capped at 5 entities per collection.
-// CI's machine is not quiet (other packages build and test beside this one): pairs
-// cancel what moves both runs of a pair, and the change (×4 or more) is far outside the
-// noise left, so the verdicts do not depend on the machine being quiet. What costs a
-// series more each is tested in bisect with series answered by the test: a split
-// regression (TestSearchNamesEachPartOfASplitRegression), an undecidable probe.
+// It costs 3 paired series of 3 pairs and one unpaired series of 2 runs a side, the
+// loads capped at 5 entities per collection; it runs alone (its verdicts rest on speed).
+// Pairs cancel what moves both runs of a pair, and each part of the change (×2 or more,
+// set by the wall-clock, not by what else runs) is far outside the noise left. What costs a series more each is tested in bisect with
+// series answered by the test: an undecidable probe, a culprit among several
+// unbuildable commits.
 func TestBisectRealBuilds(t *testing.T) {
-	if _, err := exec.LookPath("taskset"); err != nil {
-		t.Fatal("the test's slow build pins its server with taskset (util-linux): not found")
+	evitatest.Exclusive(t) // its verdicts rest on speed
+	for _, tool := range []string{"setsid", "perl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the test's slow builds throttle their server with perl, from a session of its own (setsid): %s not found", tool)
+		}
 	}
 	src := evitatest.Server(t)
 	pristine, _ := evitatest.SmallSnapshot(t, src)
@@ -181,13 +182,17 @@ func TestBisectRealBuilds(t *testing.T) {
 	short := func(name string) string { return c[name][:12] }
 	tmp := t.TempDir()
 	cache := filepath.Join(tmp, "builds")
+	wl := filepath.Join(tmp, "shop.wsw")
+	if _, stderr, code := runCLI(t, "extract", "--pristine", pristine, "--catalog", "shop", "--classpath", strings.Join(src.Classpath, ":"),
+		"--reader-heap", "1g", "--max-per-collection", "5", "--out", wl); code != 0 {
+		t.Fatalf("extract: exit %d %s", code, stderr)
+	}
 	// the series: paired, one look at 3 pairs (the slowdown is far outside the noise)
 	paired := []string{"--max-runs", "3"}
 	args := func(good, bad, out string, series ...string) []string {
 		return append([]string{"bisect", "--evita-home", root, "--good", c[good], "--bad", c[bad], "--out", filepath.Join(tmp, out),
 			"--build-cmd", "java Build.java", "--server-jar-path", "target/server.jar", "--build-cache", cache,
-			"--pristine", pristine, "--catalog", "shop", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--max-per-collection", "5",
-			"--threshold", "5", "--format", "md",
+			"--workload", wl, "--server-heap", "1g", "--threshold", "5", "--format", "md",
 			// the test's builds are jars without a class-data archive: their JVMs boot 2 s
 			// sooner without verifying the server's bytecode (both sides; recorded)
 			"--writer-jvm-option", "-XX:+UnlockDiagnosticVMOptions", "--writer-jvm-option", "-XX:-BytecodeVerificationRemote"}, series...)
@@ -204,7 +209,7 @@ func TestBisectRealBuilds(t *testing.T) {
 	first := make(chan result, 1)
 	go func() {
 		var out, errb strings.Builder
-		code := run(ctx, append([]string{"warmstat"}, args("docs", "tidy", "bisect", paired...)...), &out, &errb)
+		code := run(ctx, append([]string{"warmstat"}, args("docs", "slower", "bisect", paired...)...), &out, &errb)
 		first <- result{out.String(), errb.String(), code}
 	}()
 	var r1 result
@@ -224,6 +229,10 @@ func TestBisectRealBuilds(t *testing.T) {
 		}
 	}
 	t.Logf("interrupted bisect:\n%s", r1.err)
+	interrupted, err := bisect.Read(dir)
+	if err != nil || interrupted == nil {
+		t.Fatalf("bisect.json after the interruption: %v", err)
+	}
 	if r1.code != 1 || !strings.Contains(r1.err, "the same command continues it") {
 		t.Fatalf("interrupted bisect: exit %d", r1.code)
 	}
@@ -231,43 +240,53 @@ func TestBisectRealBuilds(t *testing.T) {
 		t.Fatal("the interrupted bisect left JVMs running")
 	}
 
-	out, stderr, code := runCLI(t, args("docs", "tidy", "bisect", paired...)...)
+	out, stderr, code := runCLI(t, args("docs", "slower", "bisect", paired...)...)
 	t.Logf("resumed bisect:\n%s\n%s", out, stderr)
 	if code != 0 {
 		t.Fatalf("resumed bisect: exit %d", code)
 	}
-	// nothing done twice: the commits probed built once across both invocations (the
-	// one that does not build too: its failure is cached), the confirmation not run again
-	logs := r1.err + stderr
-	for _, name := range []string{"docs", "slow", "broken", "tidy"} {
-		if n := strings.Count(logs, "building "+short(name)); n != 1 {
-			t.Errorf("%s built %d times", name, n)
+	// nothing done twice: a build finished before the interruption is not built again
+	// (the one that failed too: its failure is cached), the confirmation not run again;
+	// every commit probed was built (a build the interruption cut short is built again)
+	for _, name := range []string{"docs", "slow", "broken", "slower"} {
+		if _, ok := interrupted.Builds[c[name]]; ok && strings.Contains(stderr, "building "+short(name)) {
+			t.Errorf("%s, built before the interruption, built again", name)
+		}
+		if n := strings.Count(stderr, "building "+short(name)); n > 1 || n == 0 && !strings.Contains(r1.err, "building "+short(name)) {
+			t.Errorf("%s built %d times by the resumed bisect", name, n)
 		}
 	}
-	if strings.Contains(stderr, short("tidy")+" against "+short("docs")+", in ") {
+	if strings.Contains(stderr, short("slower")+" against "+short("docs")+", in ") {
 		t.Errorf("the resumed bisect ran its confirmation again")
 	}
 	for _, want := range []string{
-		"### warmstat bisect " + short("docs") + ".." + short("tidy") + " (4 commits), gate Product/mean",
-		"- **culprit 1 of 1: " + short("slow") + ` "Spin two threads beside the server" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"### warmstat bisect " + short("docs") + ".." + short("slower") + " (3 commits), gate Product/mean",
+		"- **culprit 1 of 2: " + short("slow") + ` "Throttle the server to half its time" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"- **culprit 2 of 2: " + short("slower") + ` "Finish the refactoring, throttling the server to an eighth" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"against " + short("slow") + " (or " + short("broken") + ", which could not be measured)**",
 		"skipped " + short("broken") + ": its build failed: java Build.java: exit status 1: error: BROKEN: this commit does not compile",
-		"| " + short("tidy") + " | " + short("docs") + " |", "| " + short("slow") + " | " + short("docs") + " |",
-		"machine time: ",
+		"| " + short("slower") + " | " + short("docs") + " |", "| " + short("slow") + " | " + short("docs") + " |",
+		"| " + short("slower") + " | " + short("slow") + " |", "machine time: ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the result lacks %q", want)
 		}
 	}
-	if m := regexp.MustCompile(`culprit 1 of 1: .*?: ([+-][0-9.]+) % \[`).FindStringSubmatch(out); m == nil {
-		t.Error("the culprit's change is not shown")
-	} else if v, _ := strconv.ParseFloat(m[1], 64); v < 100 {
-		t.Errorf("the culprit's change %s %%: its server has a third of a core instead of two", m[1])
+	changes := regexp.MustCompile(`culprit \d of 2: .*?: ([+-][0-9.]+) % \[`).FindAllStringSubmatch(out, -1)
+	if len(changes) != 2 {
+		t.Error("the culprits' changes are not shown")
+	}
+	for i, m := range changes {
+		// half the wall-clock instead of all, then an eighth instead of half
+		if v, _ := strconv.ParseFloat(m[1], 64); v < 50 {
+			t.Errorf("culprit %d's change %s %%: its server has a far smaller share of the CPU", i+1, m[1])
+		}
 	}
 	st, err := bisect.Read(dir)
 	if err != nil || st == nil {
 		t.Fatalf("bisect.json: %v", err)
 	}
-	if len(st.Builds) != 4 || !st.Builds[c["broken"]].Failed() || st.Outcome == nil || st.Outcome.Kind != bisect.Found {
+	if len(st.Builds) != 4 || !st.Builds[c["broken"]].Failed() || st.Outcome == nil || st.Outcome.Kind != bisect.Found || len(st.Outcome.Culprits) != 2 {
 		t.Fatalf("bisect.json: %d builds, outcome %+v", len(st.Builds), st.Outcome)
 	}
 	// every probe is an ordinary series directory: compare works on it
@@ -304,7 +323,7 @@ func TestBisectRefusalsAndFailedBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := func(out string, extra ...string) []string {
-		return append([]string{"bisect", "--evita-home", root, "--good", c["docs"], "--bad", c["tidy"], "--out", out,
+		return append([]string{"bisect", "--evita-home", root, "--good", c["docs"], "--bad", c["slower"], "--out", out,
 			"--build-cmd", "echo cannot build; false", "--build-cache", filepath.Join(tmp, "cache"),
 			"--pristine", pristine, "--catalog", "shop", "--gate", "Product/mean", "--server-heap", "1g", "--reader-heap", "1g"}, extra...)
 	}

@@ -172,7 +172,7 @@ func readFleet(dirs []string) ([]analyze.FleetSeries, []series.Plan, error) {
 // typed, may differ; what the builds are, the heaps and the conditions the runs
 // record are compared before, run by run (analyze.CombineFleet).
 func planDiffers(p, q series.Plan) string {
-	p.Pristine, q.Pristine = "", ""
+	p.Pristine, q.Pristine, p.Workload, q.Workload = "", "", "", ""
 	p.A.Spec, p.B.Spec, q.A.Spec, q.B.Spec = "", "", "", ""
 	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
 	for i := range a.NumField() {
