@@ -522,9 +522,11 @@ type registry struct {
 func (r *registry) add(s *Server)    { r.mu.Lock(); r.servers[s] = true; r.mu.Unlock() }
 func (r *registry) remove(s *Server) { r.mu.Lock(); delete(r.servers, s); r.mu.Unlock() }
 
-// KillAll kills every JVM this process started that still runs, at once, and waits
-// (up to 10 s) until they are gone; it returns how many it killed. For a process that
-// must end now (a second Ctrl-C, SIGTERM): no JVM outlives warmstat.
+// KillAll kills every JVM this process started that still runs, at once, waits (up to
+// 10 s) until they are gone, and empties their data directories (copies warmstat made,
+// carrying its marker; a production catalog's copy is gigabytes); it returns how many
+// it killed. For a process that must end now (a second Ctrl-C, SIGTERM): no JVM, and no
+// copy of a catalog, outlives warmstat.
 func KillAll() int {
 	running.mu.Lock()
 	var all []*Server
@@ -539,10 +541,25 @@ func KillAll() int {
 	for _, s := range all {
 		select {
 		case <-s.done:
+			emptyDataDir(s.DataDir)
 		case <-deadline:
 		}
 	}
 	return len(all)
+}
+
+// emptyDataDir removes what a stopped JVM's data directory holds, the marker aside:
+// only a directory carrying the marker (one warmstat made) is touched.
+func emptyDataDir(dir string) {
+	if _, err := os.Lstat(filepath.Join(dir, OwnerMarker)); err != nil {
+		return
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != OwnerMarker {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // CPU is the JVM's CPU time so far (user + system of all its threads, from

@@ -20,6 +20,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"syscall"
 	"time"
@@ -246,11 +248,19 @@ func (c *Config) defaults() {
 	}
 }
 
+// goRuntime is the Go runtime's settings now: GOMAXPROCS and the GC percentage (-1 off).
+func goRuntime() (procs, gogc int) {
+	gogc = debug.SetGCPercent(-1) // reads it; set back at once
+	debug.SetGCPercent(gogc)
+	return runtime.GOMAXPROCS(0), gogc
+}
+
 // manifest starts the run's manifest from what the caller knows and the load's settings.
 func (c Config) manifest() runfmt.Manifest {
 	m := c.Manifest
 	m.Schema = runfmt.SchemaV1
-	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version, CPUNs: nil}
+	procs, gogc := goRuntime()
+	m.Loader = runfmt.Loader{Name: runfmt.LoaderWarmstat, Version: m.Loader.Version, GOMAXPROCS: &procs, GOGC: &gogc}
 	m.TargetMode = runfmt.TargetRemote
 	m.SourceCatalog, m.TargetCatalog = c.SourceCatalog, c.TargetCatalog
 	if c.Embedded != nil {

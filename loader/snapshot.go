@@ -69,6 +69,19 @@ func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot
 	return info, nil
 }
 
+// ChooseHeaps settles the heaps a run of sc would start with, by the rule every
+// spawn-mode load follows (snapshotSettings): a heap not given (0) is chosen from the
+// snapshot's metadata, one given below the snapshot's measured need is refused. With
+// a workload (replay) only the writer's, from what the workload recorded of its
+// snapshot. A series fixes its heaps in its plan before any run: it uses this.
+func ChooseHeaps(sc *SpawnConfig, replay *workload.Header, servers ...string) error {
+	if replay != nil {
+		return replayHeap(sc, *replay)
+	}
+	_, err := snapshotSettings(sc, servers...)
+	return err
+}
+
 // ErrHeapsNeeded: a snapshot without metadata gives nothing to choose heaps from.
 var ErrHeapsNeeded = errors.New("the heaps must be given")
 

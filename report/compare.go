@@ -364,7 +364,7 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		p("%d. %s\n", i+1, fn)
 	}
 	if !all && len(c.Collections) > 1 && v.MoreHint != "" {
-		p("(%d more collections %s)\n", len(c.Collections)-1, v.MoreHint)
+		p("(%s %s)\n", Plural(len(c.Collections)-1, "more collection"), v.MoreHint)
 	}
 	if len(c.Gates) > 0 {
 		p("\n")
@@ -390,9 +390,4 @@ func GateLine(g analyze.GateResult) string {
 }
 
 // nRuns is "1 run" or "N runs".
-func nRuns(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
-}
+func nRuns(n int) string { return Plural(n, "run") }

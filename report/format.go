@@ -161,3 +161,11 @@ func Table(w io.Writer, f Format, left int, header []string, rows [][]string) er
 	}
 	return t.Render()
 }
+
+// Plural is n with its noun, in the plural unless n is 1: "1 run", "3 runs".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

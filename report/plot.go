@@ -187,12 +187,14 @@ func TimelinePlot(profiles []*analyze.Profile) (*plot.Plot, error) {
 	p.Legend.Top = true
 	st := &styles{}
 	perBuild := map[string]int{}
+	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, pr := range profiles {
 		var med, p99 plotter.XYs
 		for _, b := range pr.Blocks {
 			x := float64(b.FirstSeq+b.LastSeq) / 2
 			med = append(med, plotter.XY{X: x, Y: math.Max(b.MedianNs/1000, 0.001)})
 			p99 = append(p99, plotter.XY{X: x, Y: math.Max(b.P99Ns/1000, 0.001)})
+			ylo, yhi = math.Min(ylo, med[len(med)-1].Y), math.Max(yhi, p99[len(p99)-1].Y)
 		}
 		build := pr.Run.Manifest.Build.Label
 		style := st.line(build, perBuild[build])
@@ -213,8 +215,36 @@ func TimelinePlot(profiles []*analyze.Profile) (*plot.Plot, error) {
 		p.Legend.Add(fmt.Sprintf("%s median (blocks of %d)", seriesName(pr.Run), pr.Block), lm)
 		p.Legend.Add(seriesName(pr.Run)+" p99", lp)
 	}
+	p.X.Tick.Marker = countTicks{}
 	p.Add(plotter.NewGrid())
+	// room above the lines for the legend (two rows a run, at the top)
+	legendRoom(p, ylo, yhi, 2*len(profiles))
 	return p, nil
+}
+
+// countTicks labels an axis of counts (upsert numbers) as whole numbers with grouping:
+// 1,750, not 1750.00.
+type countTicks struct{}
+
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = Int(int64(math.Round(ts[i].Value)))
+		}
+	}
+	return ts
+}
+
+// legendRoom raises a log Y axis's top so that the data end below the top fraction of
+// the plot a legend of rows rows takes (lo and hi: the data's range) (about 4.5 % of the height a row, at most 60 %).
+func legendRoom(p *plot.Plot, lo, hi float64, rows int) {
+	if !(lo > 0) || !(hi > lo) {
+		return
+	}
+	f := math.Min(0.6, 0.045*float64(rows)+0.03)
+	p.Y.Min = lo
+	p.Y.Max = math.Exp(math.Log(lo) + (math.Log(hi)-math.Log(lo))/(1-f))
 }
 
 // ComparePlot: each metric's change B vs A with its 95 % interval, against the ±

@@ -99,12 +99,7 @@ func WriteProfileDiff(w io.Writer, d *profile.Diff, f Format) error {
 		return WriteJSON(w, ProfileDiffDoc{Schema: "warmstat.profile-diff/v1", Diff: d})
 	}
 	md := f == Markdown
-	runs := func(n int) string {
-		if n == 1 {
-			return "1 run"
-		}
-		return fmt.Sprintf("%d runs", n)
-	}
+	runs := nRuns
 	heading(w, md, fmt.Sprintf("writer profile diff: A = %s (%s, %s upserts), B = %s (%s, %s upserts)",
 		d.A.Build, runs(len(d.A.Runs)), group(fmt.Sprint(d.A.Entities)), d.B.Build, runs(len(d.B.Runs)), group(fmt.Sprint(d.B.Entities))))
 	fmt.Fprintf(w, "profile: %s; values per upsert\n\n", d.Profile)

@@ -27,7 +27,8 @@ var DefaultColumns = []string{"build", "Product.load", "load", "golive", "total"
 const ColumnHelp = "build, run, load, ingest, read, upsert, golive, total, entities, server-heap, reader-heap, " +
 	"full-gcs, young-gcs, and per collection C.load, C.mean, C.p99 (e.g. Product.load, Tag.p99)"
 
-// TableEntry is one row's data: a single run, or a group of runs.
+// TableEntry is one row's data: a single run, or a group of runs. An entry without
+// runs adds its Excluded to the table's LeftOut, without a row.
 type TableEntry struct {
 	Label    string
 	Runs     []*analyze.RunSummary
@@ -187,6 +188,9 @@ type TableJSON struct {
 	Units     []string       `json:"units"` // "s", "µs", "bytes", or "" (text, counts)
 	Rows      []TableRowJSON `json:"rows"`
 	Footnotes []string       `json:"footnotes"`
+	// LeftOut are folders of the runs' directories that hold no run the table shows
+	// and belong to no row (a killed load's): "DIR: reason".
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // TableRowJSON is one row: display cells, numbers (null = not recorded or not a
@@ -260,6 +264,12 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 		return superscript(notes[n])
 	}
 	for _, e := range entries {
+		if len(e.Runs) == 0 {
+			for _, x := range e.Excluded {
+				t.LeftOut = append(t.LeftOut, x.Run+": "+x.Reason)
+			}
+			continue
+		}
 		row := TableRowJSON{Label: e.Label, Runs: len(e.Runs)}
 		rowMarks := ""
 		for _, x := range e.Excluded {
@@ -448,6 +458,16 @@ func WriteTable(w io.Writer, t *TableJSON, f Format) error {
 			fmt.Fprintf(w, "%s %s  \n", superscript(i+1), MDEscape(n))
 		} else {
 			fmt.Fprintf(w, "%s %s\n", superscript(i+1), n)
+		}
+	}
+	if len(t.LeftOut) > 0 && len(t.Footnotes) == 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range t.LeftOut {
+		if f == Markdown {
+			fmt.Fprintf(w, "not in the table: %s  \n", MDEscape(n))
+		} else {
+			fmt.Fprintf(w, "not in the table: %s\n", n)
 		}
 	}
 	return nil

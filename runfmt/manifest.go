@@ -135,6 +135,11 @@ type Loader struct {
 	// load wall-clock: whether the loader, not the server, could be what is measured.
 	// Null when unrecorded.
 	CPUNs *int64 `json:"cpu_ns,omitempty"`
+	// GOMAXPROCS and GOGC are the Go runtime settings the loader ran with (its own
+	// defaults, or what the environment set): how many threads it could spin, how often
+	// it collected. Null when unrecorded (runs before they were, other loaders).
+	GOMAXPROCS *int `json:"gomaxprocs,omitempty"`
+	GOGC       *int `json:"gogc,omitempty"` // -1: off
 }
 
 // Server is the target (writer) server.

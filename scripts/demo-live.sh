@@ -9,7 +9,8 @@
 #   CLASSPATH_A  / CLASSPATH_B    an explicit classpath
 #   EVITA_A      / EVITA_B        a release fetched with make evita (default 2026.2.2 / 2026.2.3;
 #                                 EVITA_REPO names the Maven repository holding it)
-# Exit 3: no servers available (make demo then runs the bundled-data demo).
+# Exit 69 (sysexits' EX_UNAVAILABLE): no servers available (make demo then runs the
+# bundled-data demo); any other failure, a refusal's exit 3 included, is the demo's failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./bin/warmstat
@@ -25,12 +26,12 @@ spec() {
   elif [ -n "$cp" ]; then echo "classpath:$cp"
   else
     [ -n "$v" ] || { [ "$side" = A ] && v=2026.2.2 || v=2026.2.3; }
-    EVITA_VERSION="$v" ./scripts/fetch-evita.sh >/dev/null 2>&1 || return 3
+    EVITA_VERSION="$v" ./scripts/fetch-evita.sh >/dev/null 2>&1 || return 69
     echo "$v"
   fi
 }
-a=$(spec A) || exit 3
-b=$(spec B) || exit 3
+a=$(spec A) || exit 69
+b=$(spec B) || exit 69
 
 # the demo directory is claimed by the loader's ownership rule: absent, empty, or
 # carrying .warmstat-owned; anything else is refused, never wiped

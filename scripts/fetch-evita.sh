@@ -41,7 +41,7 @@ partial="$dest.partial"
 trap 'rm -rf "$work" "$partial"' EXIT
 
 repos=""
-for r in ${EVITA_REPO//,/ }; do
+for r in ${EVITA_REPO:+${EVITA_REPO//,/ }}; do
   case "$r" in
     http://* | https://* | file://*) url="$r" ;;
     *)

@@ -206,11 +206,11 @@ func (s *State) exclude(dir string, e *Entry, to string) error {
 // false when the series has its runs.
 func (s *State) next(look *analyze.Look) (side, kind string, ok bool) {
 	for _, side := range []string{"A", "B"} {
-		if s.started(side, Warmup)-s.failed(side, Warmup) < s.Plan.Warmup {
+		if s.Done(side, Warmup) < s.Plan.Warmup {
 			return side, Warmup, true
 		}
 	}
-	na, nb := s.measured("A"), s.measured("B")
+	na, nb := s.Done("A", Measured), s.Done("B", Measured)
 	switch {
 	case na < nb:
 		return "A", Measured, true
@@ -224,19 +224,9 @@ func (s *State) next(look *analyze.Look) (side, kind string, ok bool) {
 	return "B", Measured, true
 }
 
-func (s *State) failed(side, kind string) int {
-	n := 0
-	for _, e := range s.Entries {
-		if e.Side == side && e.Kind == kind && e.Status == Failed {
-			n++
-		}
-	}
-	return n
-}
-
 func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
 	var look *analyze.Look
-	if n := s.measured("A"); n == s.measured("B") && n >= c.Plan.MinRuns {
+	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= c.Plan.MinRuns {
 		l, err := s.look(c, plan)
 		if err != nil {
 			return err
@@ -257,10 +247,12 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		if e.Rerun = lastFailed == side+kind || s.Owed[side] > 0; s.Owed[side] > 0 {
 			s.Owed[side]--
 		}
+		// numbered by the runs of its side done so far: a run run again takes the number
+		// of the one it replaces (that one moved to excluded/ or replaced/ under its seq)
 		if kind == Warmup {
-			e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(s.started(side, Warmup)+1))
+			e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(s.Done(side, Warmup)+1))
 		} else {
-			e.Dir = filepath.Join(side, "run-"+strconv.Itoa(s.started(side, Measured)+1))
+			e.Dir = filepath.Join(side, "run-"+strconv.Itoa(s.Done(side, Measured)+1))
 		}
 		now := c.Now().UTC()
 		e.Started = &now
@@ -313,7 +305,7 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		if err := s.save(c.Dir); err != nil {
 			return err
 		}
-		if n := s.measured("A"); kind == Measured && n == s.measured("B") && n >= c.Plan.MinRuns {
+		if n := s.Done("A", Measured); kind == Measured && n == s.Done("B", Measured) && n >= c.Plan.MinRuns {
 			l, err := s.look(c, plan)
 			if err != nil {
 				return err
@@ -383,7 +375,7 @@ func (s *State) look(c Config, plan analyze.SequentialPlan) (*analyze.Look, erro
 // stand out from their side; with RerunOutliers a newly flagged run is replaced.
 func (s *State) checkHealth(c Config) error {
 	for _, side := range []string{"A", "B"} {
-		if s.measured(side) == 0 {
+		if s.Done(side, Measured) == 0 {
 			continue
 		}
 		g, err := analyze.LoadGroup(side, filepath.Join(c.Dir, side), analyze.LoadOptions{})
@@ -418,7 +410,7 @@ func (s *State) checkHealth(c Config) error {
 
 // finish records how the series ended.
 func (s *State) finish(l *analyze.Look) {
-	n := s.measured("A")
+	n := s.Done("A", Measured)
 	o := &Outcome{Reason: "max-runs", Runs: n, Saved: s.Plan.MaxRuns - n, Verdicts: map[string]string{}}
 	if l != nil {
 		o.Gates = l.Gates

@@ -136,6 +136,11 @@ func TestSeriesResumes(t *testing.T) {
 	if s.Entries[3].Side != e.Side || !s.Entries[3].Rerun {
 		t.Fatalf("the unfinished run was not run again next: %+v", s.Entries[3])
 	}
+	// the re-run takes the unfinished run's place and number; the series counts it once
+	if s.Entries[3].Dir != e.Dir || s.Done(e.Side, Measured) != 4 || s.Done("", "") != 8 {
+		t.Fatalf("the re-run is %s (the unfinished run was %s), %d runs of its side done, %d in all", s.Entries[3].Dir, e.Dir,
+			s.Done(e.Side, Measured), s.Done("", ""))
+	}
 	if len(s.Checksums) != 4 {
 		t.Fatalf("checksums %+v", s.Checksums)
 	}

@@ -206,22 +206,12 @@ func (p Plan) differs(q Plan) string {
 	return ""
 }
 
-// measured counts the finished measured runs of a side.
-func (s *State) measured(side string) int {
+// Done counts the finished runs of a side and kind ("" counts every side, or kind): a
+// run that failed, was stopped or replaced is not one, its re-run is.
+func (s *State) Done(side, kind string) int {
 	n := 0
 	for _, e := range s.Entries {
-		if e.Kind == Measured && e.Side == side && e.Status == Done {
-			n++
-		}
-	}
-	return n
-}
-
-// started counts the runs of a side and kind ever begun (for fresh directory names).
-func (s *State) started(side, kind string) int {
-	n := 0
-	for _, e := range s.Entries {
-		if e.Kind == kind && e.Side == side {
+		if (side == "" || e.Side == side) && (kind == "" || e.Kind == kind) && e.Status == Done {
 			n++
 		}
 	}

@@ -65,6 +65,7 @@ func seriesFlags() []cli.Flag {
 	return append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
 		&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot (or --workload)"},
 		&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog"},
+		&cli.StringFlag{Name: "snapshot-compress", Usage: "a snapshot warmstat seed did not make (no <catalog>.snapshot.json, e.g. a production export): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},
 		&cli.StringFlag{Name: "workload", Usage: "replay this workload file (warmstat extract) in every run instead of a snapshot: no reader, nothing extracted; the file is only read (checksummed at every start and end)"},
 		&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
 		&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
@@ -121,7 +122,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 	}
-	if err := gatesInSource(cmd, ss.counts(), plan.Gates); err != nil {
+	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), plan.Gates); err != nil {
 		return err
 	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
@@ -133,6 +134,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	st, err := series.Execute(ctx, ss.config(dir, ss.workloadFile(dir), sides, plan, time.Now()))
 	if errors.Is(err, series.ErrPlanDiffers) {
 		return usageError(cmd, "%v", err)
+	}
+	if err != nil && ctx.Err() != nil {
+		return errors.New("interrupted: the series stopped; the same command continues it")
 	}
 	var ref *analyze.Refusal
 	if errors.As(err, &ref) {
@@ -170,7 +174,9 @@ type seriesSettings struct {
 	pristine   string // the snapshot, or "" with a workload
 	catalog    string
 	workload   *workload.Info // --workload, proved whole
-	mach       evitaserver.Machine
+	// snapshotCompress is --snapshot-compress: a snapshot without warmstat's metadata
+	snapshotCompress *bool
+	mach             evitaserver.Machine
 }
 
 func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
@@ -179,9 +185,6 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 		return nil, err // a usage error already
 	}
 	ss := &seriesSettings{cmd: cmd, cond: cond, compress: true}
-	if cond.serverHeap == nil || cond.readerHeap == nil && cmd.String("workload") == "" {
-		return nil, usageError(cmd, "%s needs --server-heap and --reader-heap (pinned and equal on both sides)", cmd.Name)
-	}
 	if err := loadLimits(cmd); err != nil {
 		return nil, err
 	}
@@ -218,12 +221,16 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if ss.mach, err = evitaserver.ReadMachine(); err != nil {
 		return nil, err
 	}
-	heaps := map[string]int64{"writer": *cond.serverHeap}
-	if cmd.String("workload") == "" {
-		heaps["reader"] = *cond.readerHeap
+	// heaps given are checked before the source is: a setting no run can have
+	given := map[string]int64{}
+	if cond.serverHeap != nil {
+		given["writer"] = *cond.serverHeap
 	}
-	if err := evitaserver.CheckHeapsFit(ss.mach, heaps); err != nil {
-		return nil, err // a setting no run can have: not a failed run to retry
+	if cond.readerHeap != nil && cmd.String("workload") == "" {
+		given["reader"] = *cond.readerHeap
+	}
+	if err := evitaserver.CheckHeapsFit(ss.mach, given); err != nil {
+		return nil, err
 	}
 	leanRuntime()
 	if cond.compress != nil {
@@ -232,7 +239,53 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if err := ss.readSource(); err != nil {
 		return nil, err
 	}
+	if err := ss.chooseHeaps(); err != nil {
+		return nil, err
+	}
+	heaps := map[string]int64{"writer": *ss.cond.serverHeap}
+	if ss.workload == nil {
+		heaps["reader"] = *ss.cond.readerHeap
+	}
+	if err := evitaserver.CheckHeapsFit(ss.mach, heaps); err != nil {
+		return nil, err // a setting no run can have: not a failed run to retry
+	}
 	return ss, nil
+}
+
+// chooseHeaps settles the heaps not given as load does (loader.ChooseHeaps): from the
+// snapshot's metadata, or the workload's record of its snapshot; given ones are checked
+// against the measured need. The plan then fixes them for every run.
+func (ss *seriesSettings) chooseHeaps() error {
+	cmd, cond := ss.cmd, &ss.cond
+	sc := loader.SpawnConfig{Pristine: ss.pristine, Catalog: ss.catalog, SnapshotCompress: ss.snapshotCompress}
+	if cond.serverHeap != nil {
+		sc.ServerHeap = *cond.serverHeap
+	}
+	if cond.readerHeap != nil {
+		sc.ReaderHeap = *cond.readerHeap
+	}
+	var replay *workload.Header
+	if ss.workload != nil {
+		replay = &ss.workload.Header
+	}
+	if err := loader.ChooseHeaps(&sc, replay, "writer", "reader"); err != nil {
+		return withCode(exitUsage, spawnHint(err))
+	}
+	var chosen []string
+	if cond.serverHeap == nil {
+		chosen = append(chosen, "--server-heap "+runfmt.FormatBytes(&sc.ServerHeap))
+	}
+	if cond.readerHeap == nil && ss.workload == nil {
+		chosen = append(chosen, "--reader-heap "+runfmt.FormatBytes(&sc.ReaderHeap))
+	}
+	if len(chosen) > 0 {
+		fmt.Fprintf(cmd.Root().ErrWriter, "heaps chosen from %s's record (as load chooses them): %s\n", ss.sourceName(), strings.Join(chosen, ", "))
+	}
+	cond.serverHeap = &sc.ServerHeap
+	if ss.workload == nil {
+		cond.readerHeap = &sc.ReaderHeap
+	}
+	return nil
 }
 
 // readSource reads the series' source: --pristine DIR --catalog NAME (a snapshot), or
@@ -240,7 +293,7 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 func (ss *seriesSettings) readSource() error {
 	cmd := ss.cmd
 	if w := cmd.String("workload"); w != "" {
-		for _, f := range []string{"pristine", "catalog", "reader-heap"} {
+		for _, f := range []string{"pristine", "catalog", "reader-heap", "snapshot-compress"} {
 			if cmd.IsSet(f) {
 				return usageError(cmd, "--workload replaces --pristine and --catalog (and has no reader): --%s does not apply", f)
 			}
@@ -264,10 +317,21 @@ func (ss *seriesSettings) readSource() error {
 		return err
 	}
 	ss.catalog = cmd.String("catalog")
+	if ss.snapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
+		return err
+	}
 	if st, err := os.Stat(filepath.Join(ss.pristine, ss.catalog)); err != nil || !st.IsDir() { // before any directory is made
 		return usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", ss.pristine, ss.catalog)
 	}
 	return nil
+}
+
+// sourceName is what the series reads, for messages: "the snapshot" or "the workload".
+func (ss *seriesSettings) sourceName() string {
+	if ss.workload != nil {
+		return "the workload"
+	}
+	return "the snapshot"
 }
 
 // replay: every run replays a workload file (the series' own, or --workload).
@@ -346,7 +410,7 @@ func (ss *seriesSettings) basePlan() series.Plan {
 	}
 	return series.Plan{Pristine: ss.pristine, Catalog: ss.catalog, Workload: wl, ServerHeap: *ss.cond.serverHeap, ReaderHeap: readerHeap,
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
-			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd),
+			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd) + snapshotCondition(ss.snapshotCompress),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired")}
@@ -365,7 +429,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			s := sides[side]
 			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: ss.mach.Record()}
 			cond.apply(&m)
-			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work,
+			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work, SnapshotCompress: ss.snapshotCompress,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: ss.compress, Probe: evita.Probe,
 				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive"),
 				WarmUp: cmd.Int("writer-warm-up")}
@@ -417,7 +481,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			if isTerminal(errw) {
 				ec.Progress = errw
 			}
-			info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: sides["A"].src, Pristine: pristine, Catalog: plan.Catalog,
+			info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: sides["A"].src, Pristine: pristine, Catalog: plan.Catalog, SnapshotCompress: ss.snapshotCompress,
 				WorkDir: filepath.Join(dir, "work"), ReaderHeap: plan.ReaderHeap, Probe: evita.Probe}, ec)
 			if err != nil {
 				return fmt.Errorf("extracting the series' workload: %w", faultHint(err))
@@ -468,7 +532,7 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		fmt.Fprintf(w, "     run took %s, %s of it outside the load and goLive (%s); the series has run %s\n",
 			took.Round(time.Second), max(0, took-inside).Round(time.Second), outsideWhat(s), seriesTime(s).Round(time.Second))
 	}
-	done := len(s.Entries)
+	done := s.Done("", "") // a run that failed or was stopped is run again: not done
 	per, _ := meanRun(s)
 	if per == 0 { // no finished run timed yet
 		per = time.Since(began) / time.Duration(max(1, done))
@@ -484,12 +548,12 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		// the projection counts from the look: runs done since it are part of it, and
 		// the plan's maximum caps it
 		if rem := min(left, 2*(s.Plan.Warmup+s.Looks[n-1].Runs+most)-done); most > 0 && rem > 0 {
-			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%d more runs), at most %s\n",
-				(per * time.Duration(rem)).Round(time.Second), rem, (per * time.Duration(max(0, left))).Round(time.Second))
+			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%s more), at most %s\n",
+				(per * time.Duration(rem)).Round(time.Second), report.Plural(rem, "run"), (per * time.Duration(max(0, left))).Round(time.Second))
 			return
 		}
 	}
-	fmt.Fprintf(w, "     ETA: at most %s (%d runs left of the plan's maximum)\n", (per * time.Duration(max(0, left))).Round(time.Second), max(0, left))
+	fmt.Fprintf(w, "     ETA: at most %s (%s left of the plan's maximum)\n", (per * time.Duration(max(0, left))).Round(time.Second), report.Plural(max(0, left), "run"))
 }
 
 // runWall is how long a run took from its start to its end (false if it has not both).
@@ -671,10 +735,13 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		}
 	}
 	fmt.Fprintln(out)
+	if st.Plan.Pairs > 0 {
+		fmt.Fprintf(out, "next: warmstat combine %s SERIES... (the other machines' series of this plan)\n", dir)
+	}
 	nextStep(out, st)
 	if per, outside := meanRun(st); per > 0 {
-		fmt.Fprintf(out, "machine time: %s in %d runs, %s per run on average, %s of it outside the load and goLive (%s)\n",
-			seriesTime(st).Round(time.Second), len(st.Entries), per.Round(time.Second), outside.Round(time.Second), outsideWhat(st))
+		fmt.Fprintf(out, "machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)\n",
+			seriesTime(st).Round(time.Second), report.Plural(len(st.Entries), "run"), per.Round(time.Second), outside.Round(time.Second), outsideWhat(st))
 	}
 	printHealth(out, st)
 	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
@@ -736,7 +803,7 @@ func printHealth(w io.Writer, st *series.State) {
 // gatesInSnapshot refuses a gate naming a collection the snapshot does not hold, before
 // any run (compare refuses it too, but only once runs exist): the collections are in
 // the snapshot's metadata. A snapshot without metadata is checked by the first look.
-func gatesInSource(cmd *cli.Command, counts map[string]int64, gates []string) error {
+func gatesInSource(cmd *cli.Command, what string, counts map[string]int64, gates []string) error {
 	if len(counts) == 0 {
 		return nil
 	}
@@ -756,9 +823,18 @@ func gatesInSource(cmd *cli.Command, counts map[string]int64, gates []string) er
 				hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(g, coll+"/"))
 			}
 		}
-		return usageError(cmd, "--gate %q: the source has no collection %q (it has %s or *)%s", g, coll, strings.Join(names, ", "), hint)
+		return usageError(cmd, "--gate %q: %s has no collection %q (it has %s or *)%s", g, what, coll, strings.Join(names, ", "), hint)
 	}
 	return nil
+}
+
+// snapshotCondition is --snapshot-compress in a plan's conditions (nothing when not
+// given: a seeded snapshot records its own).
+func snapshotCondition(c *bool) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(" snapshot-compress=%t", *c)
 }
 
 // jvmConditions renders the JVM settings of a series' plan; nothing when they are the

@@ -145,7 +145,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", 1+ceilLog2(len(commits)), len(commits))
 	}
 	fmt.Fprintf(errw, "bisect %s..%s in %s: %s, %s, gate %s\n",
-		good.Short(), commits[len(commits)-1].Short(), root, plural(len(commits), "commit"), expected, gate)
+		good.Short(), commits[len(commits)-1].Short(), root, report.Plural(len(commits), "commit"), expected, gate)
 	began := time.Now()
 	measure := func(ctx context.Context, a, bc string) (bisect.Result, error) {
 		sides := map[string]*abSide{}
@@ -193,7 +193,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 				r.Gate, r.Verdict = g, g.Verdict
 			}
 		}
-		fmt.Fprintf(errw, "  %s against %s: %s %s after %d runs per side\n", subject[bc].Short(), subject[a].Short(), gate, describeChange(r), r.Runs)
+		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", subject[bc].Short(), subject[a].Short(), gate, describeChange(r), report.Plural(r.Runs, "run"))
 		return r, nil
 	}
 	hashes := make([]string, len(commits))
@@ -241,7 +241,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 // snapshot has it (as analyze chooses), else that of the collection with most entities.
 func bisectGate(cmd *cli.Command, ss *seriesSettings) (string, error) {
 	if g := cmd.StringSlice("gate"); len(g) == 1 {
-		return g[0], gatesInSource(cmd, ss.counts(), g)
+		return g[0], gatesInSource(cmd, ss.sourceName(), ss.counts(), g)
 	}
 	counts := ss.counts()
 	if counts == nil {
@@ -343,7 +343,7 @@ func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[s
 			fmt.Fprintf(w, "\n%s\n", s)
 		}
 	}
-	head(fmt.Sprintf("warmstat bisect %s..%s (%s), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), plural(len(st.Commits), "commit"), st.Plan.Gate))
+	head(fmt.Sprintf("warmstat bisect %s..%s (%s), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), report.Plural(len(st.Commits), "commit"), st.Plan.Gate))
 	if o.Kind == bisect.Found {
 		for i, c := range o.Culprits {
 			line := fmt.Sprintf("culprit %d of %d: %s: %s against %s", i+1, len(o.Culprits), name(c.Commit), describeChange(c.Change), subject[c.Reference].Short())
@@ -410,14 +410,6 @@ func buildTime(st *bisect.State, commit string) string {
 		return "-"
 	}
 	return time.Duration(b.TookNs).Round(time.Second).String()
-}
-
-// plural is n with its noun, in the plural unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // printJSON is the bisect's state, as bisect.json holds it.

@@ -325,7 +325,7 @@ func TestBisectRefusalsAndFailedBuilds(t *testing.T) {
 	args := func(out string, extra ...string) []string {
 		return append([]string{"bisect", "--evita-home", root, "--good", c["docs"], "--bad", c["slower"], "--out", out,
 			"--build-cmd", "echo cannot build; false", "--build-cache", filepath.Join(tmp, "cache"),
-			"--pristine", pristine, "--catalog", "shop", "--gate", "Product/mean", "--server-heap", "1g", "--reader-heap", "1g"}, extra...)
+			"--pristine", pristine, "--catalog", "shop", "--snapshot-compress", "false", "--gate", "Product/mean", "--server-heap", "1g", "--reader-heap", "1g"}, extra...)
 	}
 	dir := filepath.Join(tmp, "b")
 	out, stderr, code := runCLI(t, args(dir, "--format", "json")...)

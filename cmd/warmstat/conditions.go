@@ -89,17 +89,23 @@ func (c conditions) apply(m *runfmt.Manifest) {
 	m.Conditions.StorageCompress, m.Conditions.CacheEnabled, m.Conditions.TrafficRecording = c.compress, c.cache, c.record
 }
 
-// optBytes reads a size flag; a value that is not a positive size is a usage error.
+// optBytes reads a size flag; a value that is not a positive size is a usage error,
+// and so is a size without a unit: "--server-heap 1.5" means 1.5 GiB to a person and
+// 1 byte to a parser, so neither is guessed.
 func optBytes(cmd *cli.Command, name string) (*int64, error) {
 	if !cmd.IsSet(name) {
 		return nil, nil
 	}
-	v, err := runfmt.ParseBytes(cmd.String(name))
+	raw := strings.TrimSpace(cmd.String(name))
+	v, err := runfmt.ParseBytes(raw)
 	if err != nil {
 		return nil, usageError(cmd, "--%s: %v", name, err)
 	}
 	if v <= 0 {
 		return nil, usageError(cmd, "--%s %s: a size must be positive", name, cmd.String(name))
+	}
+	if last := raw[len(raw)-1]; last >= '0' && last <= '9' || last == '.' {
+		return nil, usageError(cmd, "--%s %s: give the size with its unit (k, m, g or t: 1536m, 1.5g)", name, raw)
 	}
 	return &v, nil
 }

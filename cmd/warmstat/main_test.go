@@ -250,3 +250,25 @@ func TestABWithoutItsSnapshotIsRefused(t *testing.T) {
 		t.Fatalf("the refused series made its directory: %v", err)
 	}
 }
+
+// A size without its unit is a usage error for every size flag, before any server
+// starts: "--server-heap 1.5" means 1.5 GiB to a person and 1 byte to a parser.
+func TestSizesNeedTheirUnit(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ab", "--pristine", tmp, "--catalog", "shop", "--a", "2026.2.3", "--b", "2026.2.3", "--out", filepath.Join(tmp, "s"),
+			"--server-heap", "1.5", "--reader-heap", "1g"}, 2, "--server-heap 1.5: give the size with its unit (k, m, g or t: 1536m, 1.5g)"},
+		{[]string{"load", "--pristine", tmp, "--catalog", "shop", "--evita-version", "2026.2.3", "--out", filepath.Join(tmp, "r"),
+			"--build", "x", "--server-heap", "2g", "--reader-heap", "1536"}, 64, "--reader-heap 1536: give the size with its unit"},
+		{[]string{"seed", "--pristine", filepath.Join(tmp, "p"), "--evita-version", "2026.2.3", "--heap", "2"}, 2, "--heap 2: give the size with its unit"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d %q, want %d %q", c.args[0], code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -89,14 +89,10 @@ func seedCommand() *cli.Command {
 func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Profile) error {
 	scale := cmd.Float("scale")
 	heap := evitaserver.HeapForScale(scale)
-	var err error
-	if cmd.IsSet("heap") {
-		if heap, err = runfmt.ParseBytes(cmd.String("heap")); err != nil {
-			return usageError(cmd, "--heap: %v", err)
-		}
-		if heap <= 0 {
-			return usageError(cmd, "--heap %s: a size must be positive", cmd.String("heap"))
-		}
+	if h, err := optBytes(cmd, "heap"); err != nil {
+		return err
+	} else if h != nil {
+		heap = *h
 	}
 	compress, err := strconv.ParseBool(cmd.String("storage-compress"))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/workload"
@@ -164,6 +165,10 @@ func TestSignals(t *testing.T) {
 		t.Fatalf("stderr: %s", p.err.String())
 	}
 	noJVM(work)
+	// the writer's copy of the catalog goes with it (its logs stay)
+	if left, _ := os.ReadDir(filepath.Join(work, "writer")); len(left) != 1 || left[0].Name() != evitaserver.OwnerMarker {
+		t.Fatalf("the writer's data directory after a second Ctrl-C: %v", left)
+	}
 	t.Logf("second Ctrl-C ended warmstat %s after it was sent", time.Since(begin).Round(time.Millisecond))
 
 	// extract: one Ctrl-C stops it between batches; no workload, no temporary, no JVM

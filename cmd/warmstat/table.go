@@ -66,13 +66,11 @@ func tableCommand() *cli.Command {
 					entries = append(entries, report.TableEntry{Label: arg, Runs: runs, Group: true, Excluded: g.Excluded})
 					continue
 				}
-				for i, r := range runs {
-					e := report.TableEntry{Label: r.Run.Dir, Runs: []*analyze.RunSummary{r}}
-					if i == 0 {
-						e.Excluded = g.Excluded
-					}
-					entries = append(entries, e)
+				for _, r := range runs {
+					entries = append(entries, report.TableEntry{Label: r.Run.Dir, Runs: []*analyze.RunSummary{r}})
 				}
+				// what the directory held that is no run: under the table, on no run's row
+				entries = append(entries, report.TableEntry{Label: arg, Excluded: g.Excluded})
 			}
 			t, err := report.BuildTable(entries, keys)
 			if err != nil {

@@ -218,8 +218,11 @@ func TestRunsLeftOutAreListed(t *testing.T) {
 	}
 	// a table and a plot of the group say the same
 	md, _, _ := runCLI(t, "table", a)
-	if !strings.Contains(md, killed+" is not in the table: has entities.csv but no manifest.json") {
-		t.Errorf("table:\n%s", md)
+	if !strings.Contains(md, "not in the table: "+killed+": has entities.csv but no manifest.json") || strings.Contains(md, "¹") {
+		t.Errorf("table (the killed load under the table, on no run's row):\n%s", md)
+	}
+	if md, _, _ := runCLI(t, "table", "--group", a); !strings.Contains(md, "| a¹ ") || !strings.Contains(md, killed+" is not in the table") {
+		t.Errorf("table --group (the killed load marks its group's row):\n%s", md)
 	}
 	out, _, _ := runCLI(t, "plot", "--out", filepath.Join(tmp, "a.svg"), a)
 	if !strings.Contains(out, "note: "+killed+" is not plotted") {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warmstat/warmstat/internal/evitatest"
+	"github.com/warmstat/warmstat/series"
+)
+
+// A run that failed or was stopped is run again: the ETA counts it as not done (3 done
+// of a plan of 2 × 2 runs, one failed: 1 left, not 0).
+func TestETACountsOnlyFinishedRuns(t *testing.T) {
+	start := time.Now().Add(-time.Minute)
+	end := start.Add(20 * time.Second)
+	st := &series.State{Plan: series.Plan{MaxRuns: 2}}
+	for i, status := range []string{series.Done, series.Done, series.Failed, series.Done} {
+		side := []string{"A", "B", "B", "A"}[i]
+		st.Entries = append(st.Entries, series.Entry{Seq: i + 1, Side: side, Kind: series.Measured, Status: status, Started: &start, Ended: &end})
+	}
+	var b bytes.Buffer
+	printRun(&b, st, st.Entries[3], start)
+	if !strings.Contains(b.String(), "(1 run left of the plan's maximum)") {
+		t.Fatalf("%s", b.String())
+	}
+}
+
+// An interrupted series says so and how to go on, not a bare "context canceled".
+func TestABInterruptedSaysHowToGoOn(t *testing.T) {
+	older, newer := evitatest.TwoReleases(t)
+	pristine, _ := evitatest.SmallSnapshot(t, older)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	// no heaps given: ab chooses them from the snapshot's record, as load does
+	code := run(ctx, []string{"warmstat", "ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref,
+		"--out", filepath.Join(t.TempDir(), "s")}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "interrupted: the series stopped; the same command continues it") ||
+		!strings.Contains(errb.String(), "heaps chosen from the snapshot's record (as load chooses them): --server-heap ") {
+		t.Fatalf("exit %d %q", code, errb.String())
+	}
+}
+
+// A series' heaps follow load's rule: not given, they come from the snapshot's record;
+// a snapshot without one (a production export) needs its storage.compress and the heaps.
+func TestABHeapsFollowLoadsRule(t *testing.T) {
+	tmp := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmp, "p", "shop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"ab", "--pristine", filepath.Join(tmp, "p"), "--catalog", "shop", "--a", "2026.2.2", "--b", "2026.2.3", "--out", filepath.Join(tmp, "s")}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "the snapshot has no metadata file: give --snapshot-compress true|false (its storage.compress) with --server-heap and --reader-heap"},
+		{[]string{"--snapshot-compress", "false", "--server-heap", "1g"}, "the heaps must be given: give --server-heap and --reader-heap"},
+	} {
+		_, stderr, code := runCLI(t, append(args, c.extra...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d %q", c.extra, code, stderr)
+		}
+	}
+}
