@@ -3,7 +3,7 @@
 GO      ?= go
 BIN     := bin/warmstat
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+LDFLAGS := -X main.stamped=$(VERSION)
 FUZZTIME ?= 60s
 
 .PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean noise
@@ -60,9 +60,9 @@ fuzz:
 
 # The main job on a small built-in default. With two evitaDB releases fetchable
 # (make evita), the live demo: seed a small catalog, load it 3 times with each
-# release interleaved, compare and table (scripts/demo-live.sh). Without them (the
-# registry reachable here serves no io.evitadb artifact) the analysis side runs on
-# bundled data: Java-harness runs rendered by a JVM and two synthetic builds.
+# release interleaved, compare and table (scripts/demo-live.sh). Without them (no
+# Maven repository at hand that serves io.evitadb) the analysis side runs on bundled
+# data: Java-harness runs rendered by a JVM and two synthetic builds.
 DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
 demo: build
 	@EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/demo-live.sh; rc=$$?; \
@@ -87,10 +87,11 @@ demo-bundled: build
 
 # The evitaDB server and its dependencies, per version, into a cache outside the repo:
 # make evita EVITA_VERSION=2026.2.3 [EVITA_REPO="dir-or-url ..."] (scripts/fetch-evita.sh).
-# EVITA_REPO names extra Maven repositories holding io.evitadb (the public registry
-# reachable here serves none); by default the workplace's ../shared/evitadb/m2, if present.
+# Releases come from Maven Central; EVITA_REPO names extra Maven repositories (a local
+# build of evitaDB, a mirror) searched as well; by default ../shared/evitadb/m2 beside
+# the checkout, if present (where this project's own machines keep their builds).
 EVITA_VERSION ?= 2026.2.3
-EVITA_REPO    ?= $(firstword $(wildcard ../shared/evitadb/m2 /work/shared/evitadb/m2))
+EVITA_REPO    ?= $(wildcard ../shared/evitadb/m2)
 EVITA_REPO_ABS = $(foreach r,$(EVITA_REPO),$(if $(findstring ://,$(r)),$(r),$(abspath $(r))))
 evita:
 	EVITA_VERSION="$(EVITA_VERSION)" EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/fetch-evita.sh

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -16,7 +17,42 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// stamped is the version the Makefile gives the build (-X main.stamped=...).
+var stamped string
+
+var version = buildVersion(stamped)
+
+// buildVersion is the version the Makefile stamps (-X main.version=...); without one, what
+// the Go toolchain recorded: the module's version (go install ...@v1.2.3, or a pseudo
+// version), else the commit a checkout was built from ("+dirty" with uncommitted
+// changes), else "dev".
+func buildVersion(stamped string) string {
+	if stamped != "" {
+		return stamped
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) >= 12 {
+		return rev[:12] + dirty
+	}
+	return "dev"
+}
 
 // Exit codes, the same for every command.
 const (
@@ -122,6 +158,12 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // run() prints and maps errors
+		// warmstat completion bash|zsh|fish|pwsh prints the script a shell sources
+		EnableShellCompletion: true,
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print the shell completion script: source <(warmstat completion bash) (zsh, fish, pwsh likewise)"
+		},
 		// without a command: the help; an unknown command is a usage error (exit 2)
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

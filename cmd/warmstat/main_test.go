@@ -5,7 +5,9 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -270,5 +272,41 @@ func TestSizesNeedTheirUnit(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d %q, want %d %q", c.args[0], code, stderr, c.code, c.want)
 		}
+	}
+}
+
+// warmstat completion prints each shell's script, and the script's questions are
+// answered: the commands, and a command's flags.
+func TestShellCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, stderr, code := runCLI(t, "completion", sh)
+		if code != 0 || !strings.Contains(out, "warmstat") || len(out) < 200 {
+			t.Errorf("completion %s: exit %d %q\n%s", sh, code, stderr, out)
+		}
+	}
+	// the root's answer reads os.Args: the real binary
+	if out, err := exec.Command(warmstatBinary(t), "--generate-shell-completion").Output(); err != nil || !strings.Contains(string(out), "combine:") ||
+		!strings.Contains(string(out), "bisect:") {
+		t.Errorf("the commands: %v\n%s", err, out)
+	}
+	if out, _, code := runCLI(t, "ab", "--pa", "--generate-shell-completion"); code != 0 || !strings.HasPrefix(out, "--pairs:") {
+		t.Errorf("ab's flags: exit %d\n%s", code, out)
+	}
+}
+
+// A warmstat built without the Makefile's stamp (go build, go install) names its
+// version from what the Go toolchain recorded, never a bare "dev" for a build of a
+// checkout; the Makefile's stamp wins.
+func TestVersionWithoutTheMakefile(t *testing.T) {
+	if buildVersion("v9.9.9-stamped") != "v9.9.9-stamped" {
+		t.Fatal("the stamp is not the version")
+	}
+	bin := filepath.Join(t.TempDir(), "warmstat")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !regexp.MustCompile(`^warmstat version v\d+\.\d+\.\d+-\S*[0-9a-f]{12}`).Match(out) {
+		t.Fatalf("--version: %v %q", err, out)
 	}
 }
