@@ -274,12 +274,25 @@ func signedPct(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	s := Fixed(*v, 1)
+	return SignedPct(*v) + " %"
+}
+
+// SignedPct is a change in percent with its sign, "+4.8" or "-2.1" (grouped); beyond
+// ×1,000 (+99,900 %) an interval's end says only that: an interval from a handful of
+// noisy runs at a high confidence is unbounded in practice, and its last digits are
+// no figure.
+func SignedPct(v float64) string {
+	if v > maxShownPct {
+		return ">+" + Fixed(maxShownPct, 0)
+	}
+	s := Fixed(v, 1)
 	if !strings.HasPrefix(s, "-") {
 		s = "+" + s
 	}
-	return s + " %"
+	return s
 }
+
+const maxShownPct = 99900
 
 // CompareView selects what a comparison shows.
 type CompareView struct {

@@ -35,3 +35,10 @@ func TestPlural(t *testing.T) {
 		t.Fatal(Plural(1, "run"), Plural(0, "run"), Plural(3, "more collection"))
 	}
 }
+
+// An interval's end beyond ×1,000 says only that (the digits of +858543621329224671967391514624 % are no figure).
+func TestSignedPctBeyondAThousandfold(t *testing.T) {
+	if SignedPct(8.5e29) != ">+99,900" || SignedPct(823.44) != "+823.4" || SignedPct(-100) != "-100.0" || SignedPct(1149.3) != "+1,149.3" {
+		t.Fatal(SignedPct(8.5e29), SignedPct(823.44), SignedPct(-100), SignedPct(1149.3))
+	}
+}

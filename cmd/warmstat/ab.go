@@ -629,10 +629,10 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 	for _, g := range l.Look.Gates {
 		line := fmt.Sprintf("  %-20s %-11s", g.Gate, g.Verdict)
 		if g.DeltaPct != nil {
-			line += fmt.Sprintf(" %+.1f %%", *g.DeltaPct)
+			line += " " + report.SignedPct(*g.DeltaPct) + " %"
 		}
 		if g.LowPct != nil {
-			line += fmt.Sprintf(" [%+.1f %%, %+.1f %%]", *g.LowPct, *g.HighPct)
+			line += fmt.Sprintf(" [%s %%, %s %%]", report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct))
 		}
 		switch {
 		case g.Resolved():
@@ -652,7 +652,7 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
 			}
 			if g.LowPct != nil {
-				noise += fmt.Sprintf("; the interval is ±%.1f %% now", (*g.HighPct-*g.LowPct)/2)
+				noise += "; the interval is ±" + strings.TrimPrefix(report.SignedPct((*g.HighPct-*g.LowPct)/2), "+") + " % now"
 			}
 			fmt.Fprintf(w, "  %-20s %s\n", "", noise)
 		}
@@ -678,7 +678,7 @@ func nextStep(w io.Writer, st *series.State) {
 		open++
 		line := "not resolved: " + g.Gate
 		if g.LowPct != nil {
-			line += fmt.Sprintf(": its interval [%+.1f %%, %+.1f %%] straddles ±%g %%", *g.LowPct, *g.HighPct, st.Plan.ThresholdPct)
+			line += fmt.Sprintf(": its interval [%s %%, %s %%] straddles ±%g %%", report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct), st.Plan.ThresholdPct)
 		}
 		switch {
 		case g.Reason != "":

@@ -310,7 +310,7 @@ func describeChange(r bisect.Result) string {
 	if g.DeltaPct == nil || g.LowPct == nil || g.HighPct == nil {
 		return string(r.Verdict)
 	}
-	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f] %s", *g.DeltaPct, *g.LowPct, *g.HighPct, r.Verdict)
+	return fmt.Sprintf("%s %% [%s, %s] %s", report.SignedPct(*g.DeltaPct), report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct), r.Verdict)
 }
 
 func bisectSummary(o *bisect.Outcome, subject map[string]bisect.Commit) string {

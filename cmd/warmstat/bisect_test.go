@@ -272,13 +272,13 @@ func TestBisectRealBuilds(t *testing.T) {
 			t.Errorf("the result lacks %q", want)
 		}
 	}
-	changes := regexp.MustCompile(`culprit \d of 2: .*?: ([+-][0-9.]+) % \[`).FindAllStringSubmatch(out, -1)
+	changes := regexp.MustCompile(`culprit \d of 2: .*?: ([+-][0-9.,]+) % \[`).FindAllStringSubmatch(out, -1)
 	if len(changes) != 2 {
 		t.Error("the culprits' changes are not shown")
 	}
 	for i, m := range changes {
 		// half the wall-clock instead of all, then an eighth instead of half
-		if v, _ := strconv.ParseFloat(m[1], 64); v < 50 {
+		if v, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); v < 50 {
 			t.Errorf("culprit %d's change %s %%: its server has a far smaller share of the CPU", i+1, m[1])
 		}
 	}
