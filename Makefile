@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.stamped=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean noise
+.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean noise docs
 
 all: build
 
@@ -35,6 +35,11 @@ test: vet fmt-check
 	@shared=$$(mktemp -d "$${TMPDIR:-/tmp}/warmstat-test-shared-XXXXXX") && trap 'rm -rf "$$shared"' EXIT && \
 	echo 'JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED='"$$shared"' WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...' && \
 	JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED="$$shared" WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
+
+# docs/reference.md, every command's flags as --help prints them, generated from the
+# commands' own definitions (TestFlagReference fails when it is stale).
+docs:
+	$(GO) test ./cmd/warmstat -run '^TestFlagReference$$' -count=1 -update
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:

@@ -43,6 +43,10 @@ func abCommand() *cli.Command {
 			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
 			"--replay extracts the snapshot once into SERIES/workload.wsw when the series starts (checksummed at every\n" +
 			"start and end, like the snapshot) and replays it in every run of both sides: no reader runs beside the writer.\n" +
+			"--workload FILE replays a workload warmstat extract made instead of a snapshot (only read; no reader).\n" +
+			"--pairs N runs exactly N pairs with one look at the end: each machine of a fleet runs the same, and\n" +
+			"warmstat combine judges their series together. Heaps not given are chosen from the snapshot's (or the\n" +
+			"workload's) record, as load chooses them.\n" +
 			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
 			"compared on the engine's write path alone.\n" +
 			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
