@@ -111,7 +111,7 @@ type FleetRefusal struct {
 // FleetMismatch is one condition of one side whose value differs between series.
 type FleetMismatch struct {
 	Field  string          `json:"field"`
-	Side   string          `json:"side"` // "A" or "B"
+	Side   string          `json:"side,omitempty"` // "A" or "B"; "" for a setting of the series' plans
 	Values []SeriesSetting `json:"values"`
 }
 
@@ -131,7 +131,11 @@ func (r *FleetRefusal) Error() string {
 		for _, s := range m.Values {
 			v = append(v, fmt.Sprintf("%s (%s)", s.Value, strings.Join(s.Series, ", ")))
 		}
-		parts = append(parts, fmt.Sprintf("%s of %s differs between the series: %s", m.Field, m.Side, strings.Join(v, " against ")))
+		what := m.Field
+		if m.Side != "" {
+			what += " of " + m.Side
+		}
+		parts = append(parts, fmt.Sprintf("%s differs between the series: %s", what, strings.Join(v, " against ")))
 	}
 	for _, d := range r.Duplicates {
 		parts = append(parts, fmt.Sprintf("run %s is in more than one series (%s): a copied series is not another machine", d.RunID, strings.Join(d.Runs, "; ")))
@@ -380,6 +384,11 @@ func heterogeneity(sides []pairedSide, seed uint64) (*Heterogeneity, string) {
 		return nil, "one machine"
 	}
 	n, mu, v := make([]float64, k), make([]float64, k), make([]float64, k)
+	for _, p := range sides {
+		if len(p.d) < minPairsForHeterogeneity {
+			return nil, fmt.Sprintf("a machine's noise needs %d pairs or more to tell a difference between machines from it", minPairsForHeterogeneity)
+		}
+	}
 	for i, p := range sides {
 		n[i], mu[i], v[i] = float64(len(p.d)), mean(p.d), variance(p.d)+p.u2
 		if v[i] == 0 {
@@ -415,6 +424,10 @@ func heterogeneity(sides []pairedSide, seed uint64) (*Heterogeneity, string) {
 	h.Differs = h.P < HeterogeneityAlpha
 	return h, ""
 }
+
+// minPairsForHeterogeneity: with 2 pairs a machine's noise rests on 1 degree of freedom,
+// and a difference between machines cannot be told from it (measured down to 3 pairs).
+const minPairsForHeterogeneity = 3
 
 // heterogeneityDraws is the parametric bootstrap's size: p to about ±0.003 at 0.05.
 const heterogeneityDraws = 5000

@@ -224,13 +224,13 @@ var contract = []contractField{
 	{"writer-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Server.JVM) }},
 	{"reader-jvm", true, func(m *runfmt.Manifest) string { return noReader(m, jvm(m.Reader.JVM)) }},
 	{"reader-gc", true, func(m *runfmt.Manifest) string { return noReader(m, gcName(m.Reader.JVM)) }},
-	{"loader", true, func(m *runfmt.Manifest) string { return m.Loader.Name }},
-	// warmstat's own Go runtime: how many threads it may spin beside the servers, how often it collects
-	{"loader-runtime", true, func(m *runfmt.Manifest) string {
+	// the loader, with warmstat's own Go runtime where recorded: how many threads it may
+	// spin beside the servers, how often it collects
+	{"loader", true, func(m *runfmt.Manifest) string {
 		if m.Loader.GOMAXPROCS == nil || m.Loader.GOGC == nil {
-			return "unknown"
+			return m.Loader.Name
 		}
-		return fmt.Sprintf("GOMAXPROCS=%d GOGC=%d", *m.Loader.GOMAXPROCS, *m.Loader.GOGC)
+		return fmt.Sprintf("%s (GOMAXPROCS=%d GOGC=%d)", m.Loader.Name, *m.Loader.GOMAXPROCS, *m.Loader.GOGC)
 	}},
 	{"target-mode", true, func(m *runfmt.Manifest) string { return m.TargetMode }},
 	// a replayed run reads no source server during the load: its clocks are not a live run's

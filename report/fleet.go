@@ -121,7 +121,11 @@ func CombineRefusalLines(r *analyze.FleetRefusal) []string {
 			for _, s := range m.Values {
 				v = append(v, fmt.Sprintf("%s (%s)", s.Value, strings.Join(s.Series, ", ")))
 			}
-			lines = append(lines, fmt.Sprintf("  %s of %s differs: %s", m.Field, m.Side, strings.Join(v, " against ")))
+			if m.Side == "" { // a setting of the series' plans
+				lines = append(lines, fmt.Sprintf("  %s differs: %s", m.Field, strings.Join(v, " against ")))
+			} else {
+				lines = append(lines, fmt.Sprintf("  %s of %s differs: %s", m.Field, m.Side, strings.Join(v, " against ")))
+			}
 		}
 	}
 	if len(r.Duplicates) > 0 {
@@ -175,7 +179,7 @@ func WriteCombine(w io.Writer, f *analyze.Fleet, v CompareView, fm Format) error
 	}
 	p("interval: %s %% over every machine's pairs, each machine with its own noise (Satterthwaite); noise threshold ±%s %%; quantiles %s\n",
 		Fixed(100*f.Options.Level, 0), Fixed(f.Options.ThresholdPct, 1), f.Options.Quantiles)
-	p("machines differ: a test of the machines' changes, each with its own noise, at p < %s; the interval is the fleet's mean change either way\n\n", Fixed(analyze.HeterogeneityAlpha, 2))
+	p("column machines: whether the change differs between the machines (a test that lets each keep its own noise; DIFFER at p < %s); the interval is the fleet's mean change either way\n\n", Fixed(analyze.HeterogeneityAlpha, 2))
 	var srows [][]string
 	for i, s := range j.Series {
 		srows = append(srows, []string{fmt.Sprint(i + 1), s.Series, s.Machine, fmt.Sprint(s.Pairs)})

@@ -474,9 +474,6 @@ func Conditions(m *runfmt.Manifest) string {
 	if v := analyze.ConditionValue(m, "writer-jvm-options"); v != "none" { // given, or taken from the environment
 		parts = append(parts, "writer-jvm-options="+strconv.Quote(v))
 	}
-	if v := analyze.ConditionValue(m, "loader-runtime"); v != "unknown" {
-		parts = append(parts, "loader-runtime="+strconv.Quote(v))
-	}
 	return strings.Join(parts, " ")
 }
 

@@ -66,7 +66,7 @@ func abCommand() *cli.Command {
 // seriesFlags are the flags of the series a command runs (ab, bisect): the source,
 // heaps, conditions and the sequential plan.
 func seriesFlags() []cli.Flag {
-	return append(append(conditionFlags("writer heap of both builds, e.g. 8g (required)", "reader heap (required)"),
+	return append(append(conditionFlags("writer heap of both builds, e.g. 8g (default: chosen from the snapshot's or the workload's record, as load chooses it)", "reader heap (default: chosen from the snapshot's record; none with --workload)"),
 		&cli.StringFlag{Name: "pristine", Usage: "parent directory of the pristine <catalog>/ snapshot (or --workload)"},
 		&cli.StringFlag{Name: "catalog", Usage: "the snapshot's catalog"},
 		&cli.StringFlag{Name: "snapshot-compress", Usage: "a snapshot warmstat seed did not make (no <catalog>.snapshot.json, e.g. a production export): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},
@@ -297,9 +297,9 @@ func (ss *seriesSettings) chooseHeaps() error {
 func (ss *seriesSettings) readSource() error {
 	cmd := ss.cmd
 	if w := cmd.String("workload"); w != "" {
-		for _, f := range []string{"pristine", "catalog", "reader-heap", "snapshot-compress"} {
+		for _, f := range []string{"pristine", "catalog", "reader-heap", "snapshot-compress", "replay"} {
 			if cmd.IsSet(f) {
-				return usageError(cmd, "--workload replaces --pristine and --catalog (and has no reader): --%s does not apply", f)
+				return usageError(cmd, "--workload replaces --pristine and --catalog (a replay with no reader): --%s does not apply", f)
 			}
 		}
 		path, err := filepath.Abs(w)

@@ -107,7 +107,7 @@ public class Slow {
 // every commit builds the real server. It returns the commits by name: good (as
 // released), docs (no change to the server), slow (the server made slower: throttled
 // to half the wall-clock), broken (does not build), slower (builds again, and throttles
-// the server to an eighth: slower still, the regression split across two commits).
+// the server to a sixteenth: slower still, the regression split across two commits).
 func slowRepository(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	root := t.TempDir()
@@ -145,15 +145,16 @@ func slowRepository(t *testing.T) (string, map[string]string) {
 	if err := os.Remove(filepath.Join(root, "BROKEN")); err != nil {
 		t.Fatal(err)
 	}
-	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.035"))
-	c["slower"] = commit("Finish the refactoring, throttling the server to an eighth")
+	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.075"))
+	c["slower"] = commit("Finish the refactoring, throttling the server to a sixteenth")
 	return root, c
 }
 
 // A bisect of real builds of the real server, each run a real load: the test
 // repository's commits build runnable server jars, two of which make the server really
-// slower, each a part of the slowdown (the JVM stopped half the time, then seven
-// eighths of it). The bisect
+// slower, each a part of the slowdown (the JVM stopped half the time, then fifteen
+// sixteenths of it: the second part eight times the first, so that the split stays clear
+// when the machine is busy beside the test). The bisect
 // confirms the slowdown, finds the first part (a probe slower than good and clearly
 // faster than bad) and then the second, whose only neighbour does not build: it names
 // it with that commit, which could not be measured. Interrupted once its confirmation
@@ -262,7 +263,7 @@ func TestBisectRealBuilds(t *testing.T) {
 	for _, want := range []string{
 		"### warmstat bisect " + short("docs") + ".." + short("slower") + " (3 commits), gate Product/mean",
 		"- **culprit 1 of 2: " + short("slow") + ` "Throttle the server to half its time" (Ann Tester <ann@example.org>, 2026-11-30`,
-		"- **culprit 2 of 2: " + short("slower") + ` "Finish the refactoring, throttling the server to an eighth" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"- **culprit 2 of 2: " + short("slower") + ` "Finish the refactoring, throttling the server to a sixteenth" (Ann Tester <ann@example.org>, 2026-11-30`,
 		"against " + short("slow") + " (or " + short("broken") + ", which could not be measured)**",
 		"skipped " + short("broken") + ": its build failed: java Build.java: exit status 1: error: BROKEN: this commit does not compile",
 		"| " + short("slower") + " | " + short("docs") + " |", "| " + short("slow") + " | " + short("docs") + " |",
@@ -277,7 +278,7 @@ func TestBisectRealBuilds(t *testing.T) {
 		t.Error("the culprits' changes are not shown")
 	}
 	for i, m := range changes {
-		// half the wall-clock instead of all, then an eighth instead of half
+		// half the wall-clock instead of all, then a sixteenth instead of half
 		if v, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); v < 50 {
 			t.Errorf("culprit %d's change %s %%: its server has a far smaller share of the CPU", i+1, m[1])
 		}

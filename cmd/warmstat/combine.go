@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -36,7 +38,7 @@ func combineCommand() *cli.Command {
 			"4 a gate slower with --fail-on-regression.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
-			&cli.FloatFlag{Name: "threshold", Usage: "noise threshold in % (default: the series' own --threshold)"},
+			&cli.FloatFlag{Name: "threshold", Usage: "noise threshold in %", DefaultText: "the series' own --threshold"},
 			&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC to judge (repeatable; default: the series' gates)"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gated metric is slower"},
 			&cli.BoolFlag{Name: "require-verdict", Usage: "exit 3 when a gate could not be judged"},
@@ -79,22 +81,23 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 	}
 	c, err := analyze.CombineFleet(fleet, opts)
 	var ref *analyze.FleetRefusal
-	if errors.As(err, &ref) {
+	if !errors.As(err, &ref) && err != nil {
+		return err
+	}
+	// what the runs record agrees (CombineFleet); what only the plans say must agree too
+	if ms := planMismatches(fleet, plans); len(ms) > 0 {
+		if ref == nil {
+			ref = &analyze.FleetRefusal{}
+		}
+		ref.Mismatches = append(ref.Mismatches, ms...)
+	}
+	if ref != nil {
 		if f == report.JSON {
 			if werr := report.WriteJSON(cmd.Root().Writer, report.CombineRefusalJSON(ref, opts)); werr != nil {
 				return werr
 			}
 		}
 		return withCode(exitRefused, errors.New(strings.Join(report.CombineRefusalLines(ref), "\n")))
-	}
-	if err != nil {
-		return err
-	}
-	// what the runs record agrees (above); what only the plans say must agree too
-	for i := range plans[1:] {
-		if d := planDiffers(plans[0], plans[i+1]); d != "" {
-			return withCode(exitRefused, fmt.Errorf("refusing to combine: %s and %s were run with different plans: %s", fleet[0].Name, fleet[i+1].Name, d))
-		}
 	}
 	if err := report.WriteCombine(cmd.Root().Writer, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
@@ -133,7 +136,21 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 func readFleet(dirs []string) ([]analyze.FleetSeries, []series.Plan, error) {
 	var out []analyze.FleetSeries
 	var plans []series.Plan
+	seen := map[string]string{}
 	for _, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if first, ok := seen[abs]; ok {
+			return nil, nil, withCode(exitUsage, fmt.Errorf("%s is given twice (as %s and %s): each machine's series once", abs, first, dir))
+		}
+		seen[abs] = dir
+		if st, err := os.Stat(dir); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
+		} else if !st.IsDir() {
+			return nil, nil, fmt.Errorf("%s: not a directory: give the series' directory (the --out of its warmstat ab)", dir)
+		}
 		st, err := series.Read(dir)
 		if err != nil {
 			return nil, nil, err
@@ -167,18 +184,34 @@ func readFleet(dirs []string) ([]analyze.FleetSeries, []series.Plan, error) {
 	return out, plans, nil
 }
 
-// planDiffers names the first plan field that differs between two machines' series,
-// "" when none does. Where each machine keeps its snapshot, and how its builds were
-// typed, may differ; what the builds are, the heaps and the conditions the runs
-// record are compared before, run by run (analyze.CombineFleet).
-func planDiffers(p, q series.Plan) string {
-	p.Pristine, q.Pristine, p.Workload, q.Workload = "", "", "", ""
-	p.A.Spec, p.B.Spec, q.A.Spec, q.B.Spec = "", "", "", ""
-	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
-	for i := range a.NumField() {
-		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
-			return fmt.Sprintf("%s %v against %v", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+// planMismatches are the plan settings that differ between the machines' series, each
+// with the series that carry each value. Where each machine keeps its snapshot or its
+// workload file, and how its builds were typed, may differ; what the builds are, the
+// heaps and the conditions the runs record are compared run by run (CombineFleet);
+// --min-runs and --max-runs are --pairs in a fixed-size series.
+func planMismatches(fleet []analyze.FleetSeries, plans []series.Plan) []analyze.FleetMismatch {
+	skip := map[string]bool{"pristine": true, "workload": true, "min_runs": true, "max_runs": true}
+	var out []analyze.FleetMismatch
+	typ := reflect.TypeOf(series.Plan{})
+	for i := range typ.NumField() {
+		name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
+		if skip[name] {
+			continue
+		}
+		var vals []analyze.SeriesSetting
+		for k, p := range plans {
+			p.A.Spec, p.B.Spec = "", ""
+			v := fmt.Sprint(reflect.ValueOf(p).Field(i).Interface())
+			j := slices.IndexFunc(vals, func(s analyze.SeriesSetting) bool { return s.Value == v })
+			if j < 0 {
+				vals = append(vals, analyze.SeriesSetting{Value: v})
+				j = len(vals) - 1
+			}
+			vals[j].Series = append(vals[j].Series, fleet[k].Name)
+		}
+		if len(vals) > 1 {
+			out = append(out, analyze.FleetMismatch{Field: name, Values: vals})
 		}
 	}
-	return ""
+	return out
 }

@@ -146,6 +146,10 @@ func TestCombineFleet(t *testing.T) {
 	editPlan(t, seq, func(st *series.State) { st.Plan.Pairs, st.Plan.MaxRuns = 0, 10 })
 	unfinished := m("unfinished", fleetMachine{seed: 7, speed: 1, noise: 0.01, effect: 1.08, cpu: "AMD EPYC", cores: 2, pairs: 5})
 	editPlan(t, unfinished, func(st *series.State) { st.Outcome = nil })
+	// a refusal in JSON is a document too
+	if js, _, code := runCLI(t, "combine", "--format", "json", m1, six); code != 3 || !strings.Contains(js, `"combinable": false`) || !strings.Contains(js, `"field": "pairs"`) {
+		t.Errorf("a JSON refusal of other plans: exit %d\n%s", code, js)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -153,10 +157,13 @@ func TestCombineFleet(t *testing.T) {
 	}{
 		{[]string{m1, heap}, 3, "server-heap of A differs: 23g (" + m1 + ") against 16g (" + heap + ")"},
 		{[]string{m1, copied}, 3, "a run is in more than one series"},
-		{[]string{m1, six}, 3, "were run with different plans: min_runs 5 against 6"},
+		{[]string{m1, six}, 3, "pairs differs: 5 (" + m1 + ") against 6 (" + six + ")"},
 		{[]string{m1, seq}, 1, "a sequential series"},
 		{[]string{m1, unfinished}, 1, "unfinished, 5 of 5 pairs: run its warmstat ab command again"},
 		{[]string{m1, tmp}, 1, "not a series directory"},
+		{[]string{m1, filepath.Join(tmp, "nope")}, 1, "nope: no such file or directory"},
+		{[]string{m1, filepath.Join(m1, series.File)}, 1, "not a directory: give the series' directory"},
+		{[]string{m1, m1 + "/"}, 2, "is given twice"},
 		{[]string{m1}, 2, "combine needs the series of at least 2 machines (got 1)"},
 	} {
 		_, stderr, code := runCLI(t, append([]string{"combine"}, c.args...)...)

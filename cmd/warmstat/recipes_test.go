@@ -76,6 +76,7 @@ type ghWorkflow struct {
 	} `yaml:"defaults"`
 	Jobs map[string]struct {
 		Needs    string `yaml:"needs"`
+		If       string `yaml:"if"`
 		RunsOn   string `yaml:"runs-on"`
 		Strategy struct {
 			FailFast *bool            `yaml:"fail-fast"`
@@ -109,7 +110,8 @@ func runGitHubFleet(t *testing.T, dir, bin string, knobs map[string]string) stri
 		t.Fatalf("the workflow's steps must run in bash -eo pipefail (defaults.run.shell: bash), not %q", wf.Defaults.Run.Shell)
 	}
 	series := wf.Jobs["series"]
-	if wf.Jobs["series"].Needs != "workload" || wf.Jobs["verdict"].Needs != "series" || len(series.Strategy.Matrix["machine"]) < 2 ||
+	if wf.Jobs["series"].Needs != "workload" || wf.Jobs["verdict"].Needs != "series" || !strings.Contains(wf.Jobs["verdict"].If, "!cancelled()") ||
+		len(series.Strategy.Matrix["machine"]) < 2 ||
 		series.Strategy.FailFast == nil || *series.Strategy.FailFast {
 		t.Fatalf("the workflow's jobs: series needs %q, verdict needs %q, matrix %v, fail-fast %v", series.Needs, wf.Jobs["verdict"].Needs,
 			series.Strategy.Matrix, series.Strategy.FailFast)
@@ -343,8 +345,13 @@ func runKubernetesFleet(t *testing.T, dir, bin string, knobs map[string]string) 
 	script := func(job string) string {
 		cs := docs["Job/"+job].Spec.Template.Spec.Containers
 		if len(cs) != 1 || !slices.Equal(cs[0].Command, []string{"bash", "-eo", "pipefail", "-c"}) || len(cs[0].Args) != 1 ||
-			len(cs[0].EnvFrom) != 1 || cs[0].EnvFrom[0].ConfigMapRef.Name != "warmstat-fleet" || len(cs[0].VolumeMounts) != 1 ||
-			cs[0].VolumeMounts[0].MountPath != cfg["FLEET_DIR"] {
+			len(cs[0].EnvFrom) != 1 || cs[0].EnvFrom[0].ConfigMapRef.Name != "warmstat-fleet" ||
+			!slices.ContainsFunc(cs[0].VolumeMounts, func(m struct {
+				Name      string
+				MountPath string `yaml:"mountPath"`
+			}) bool {
+				return m.Name == "fleet" && m.MountPath == cfg["FLEET_DIR"]
+			}) {
 			t.Fatalf("job %s: one container running its script with the ConfigMap's env and the volume at FLEET_DIR; got %+v", job, cs)
 		}
 		return cs[0].Args[0]
@@ -364,6 +371,8 @@ func runKubernetesFleet(t *testing.T, dir, bin string, knobs map[string]string) 
 		switch k {
 		case "FLEET_DIR":
 			v = dir
+		case "WORK_DIR": // the series pods' own disks: one for both here
+			v = filepath.Join(filepath.Dir(dir), "node-disk")
 		case "FLEET_SIZE":
 			v = "2"
 		}
