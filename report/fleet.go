@@ -142,7 +142,7 @@ func heterogeneityText(r analyze.FleetRow) string {
 	h := r.Heterogeneity
 	switch {
 	case h == nil && r.HeterogeneityReason != "":
-		return "not tested (" + r.HeterogeneityReason + ")"
+		return "not tested" // why: under each gate's machines, and in JSON
 	case h == nil:
 		return "-"
 	case h.Differs:
@@ -252,6 +252,9 @@ func WriteCombine(w io.Writer, f *analyze.Fleet, v CompareView, fm Format) error
 // heterogeneityLine is the statement on whether the machines see different changes.
 func heterogeneityLine(r analyze.FleetRow) string {
 	h := r.Heterogeneity
+	if h == nil && r.HeterogeneityReason != "" {
+		return "whether the machines' changes differ: not tested (" + r.HeterogeneityReason + ")"
+	}
 	if h == nil {
 		return "whether the machines' changes differ: " + heterogeneityText(r)
 	}
