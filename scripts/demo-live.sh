@@ -48,7 +48,7 @@ seed_flag() { # a series' server spec as seed's flag
 }
 # shellcheck disable=SC2046
 $bin seed --pristine "$demo/pristine" --catalog shop --scale "${DEMO_SCALE:-0.002}" --seed 1 --heap "$heap" $(seed_flag "$b")
-# the quietest setting measured here (README, "The evitaDB server"): the snapshot read once
+# the quietest setting measured here (docs/server.md): the snapshot read once
 # into a workload file, and each run's writer warmed by one load before the measured one
 ab_flags="${DEMO_AB_FLAGS---replay --writer-warm-up 1}"
 echo "== warmstat ab: A=$a B=$b, interleaved ABBA, at most ${DEMO_RUNS:-3} runs per side, stops once the answer is known ($ab_flags)"

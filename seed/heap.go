@@ -10,7 +10,7 @@ import (
 // The built-in profile's catalog costs about liveBase + livePerScale × s of live heap
 // at scale s: the seeding server's used heap after a full collection, catalog ALIVE,
 // measured on evitaDB 2026.2.3 at scales 0.01, 0.02, 0.05 and 0.1 (283, 415, 834 and
-// 1,562 MB; the README has the writer's figures). Production's catalog costs 12.87 GB
+// 1,562 MB; docs/server.md has the writer's figures). Production's catalog costs 12.87 GB
 // at scale 1; an empty server about 50 MB.
 const (
 	liveBase     int64 = 140 << 20

@@ -57,10 +57,10 @@ func TestPackagesNameNoFlags(t *testing.T) {
 	}
 }
 
-// The README states the sequential false-verdict budget per number of looks exactly as
+// The ab guide states the sequential false-verdict budget per number of looks exactly as
 // analyze spends it (it once stated the three-look rule alone).
 func TestREADMESequentialBudget(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/ab.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,6 @@ func TestREADMESequentialBudget(t *testing.T) {
 		" at the second, the rest evenly (" + strings.TrimSuffix(share(2, 3, 2, false), " %") + "/" + strings.TrimSuffix(share(2, 3, 3, false), " %") +
 		" with two looks, all of it with one)"
 	if share(3, 3, 3, false) != "100 %" || share(2, 7, 4, false) != share(2, 7, 7, false) || share(2, 10, 5, true) != share(2, 10, 10, true) || !strings.Contains(text, want) {
-		t.Fatalf("the README does not state the budget as analyze spends it; want %q", want)
+		t.Fatalf("docs/ab.md does not state the budget as analyze spends it; want %q", want)
 	}
 }
