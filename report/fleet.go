@@ -332,26 +332,16 @@ func CombinePlot(f *analyze.Fleet) (*plot.Plot, error) {
 	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
 	p.Add(zero)
 	for _, combined := range []bool{false, true} {
-		var pts plotter.XYs
-		var errs plotter.XErrors
+		var ivs []interval
 		for i, it := range items {
-			if it.combined != combined {
-				continue
+			if it.combined == combined {
+				ivs = append(ivs, interval{i, it.d, it.lo, it.hi})
 			}
-			pts = append(pts, plotter.XY{X: *it.d, Y: float64(i)})
-			var e struct{ Low, High float64 }
-			if it.lo != nil {
-				e.Low, e.High = *it.d-*it.lo, *it.hi-*it.d
-			}
-			errs = append(errs, e)
 		}
-		if len(pts) == 0 {
+		if len(ivs) == 0 {
 			continue
 		}
-		bars, err := plotter.NewXErrorBars(struct {
-			plotter.XYs
-			plotter.XErrors
-		}{pts, errs})
+		pts, bars, err := intervalBars(ivs)
 		if err != nil {
 			return nil, err
 		}

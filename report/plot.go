@@ -295,26 +295,16 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 		analyze.Unresolved: color.Gray{Y: 80}, analyze.Insufficient: color.Gray{Y: 160},
 	}
 	for _, v := range []analyze.Verdict{analyze.Faster, analyze.Slower, analyze.Unresolved, analyze.Insufficient} {
-		var pts plotter.XYs
-		var errs plotter.XErrors
+		var ivs []interval
 		for i, r := range rows {
-			if r.Verdict != v {
-				continue
+			if r.Verdict == v {
+				ivs = append(ivs, interval{i, r.DeltaPct, r.CILowPct, r.CIHighPct})
 			}
-			pts = append(pts, plotter.XY{X: *r.DeltaPct, Y: float64(i)})
-			var e struct{ Low, High float64 }
-			if r.CILowPct != nil {
-				e.Low, e.High = *r.DeltaPct-*r.CILowPct, *r.CIHighPct-*r.DeltaPct
-			}
-			errs = append(errs, e)
 		}
-		if len(pts) == 0 {
+		if len(ivs) == 0 {
 			continue
 		}
-		bars, err := plotter.NewXErrorBars(struct {
-			plotter.XYs
-			plotter.XErrors
-		}{pts, errs})
+		pts, bars, err := intervalBars(ivs)
 		if err != nil {
 			return nil, err
 		}
@@ -329,6 +319,31 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// interval is one change with its interval (lo, hi nil: none) on row y of a plot.
+type interval struct {
+	y         int
+	d, lo, hi *float64
+}
+
+// intervalBars are the points and horizontal error bars of intervals.
+func intervalBars(ivs []interval) (plotter.XYs, *plotter.XErrorBars, error) {
+	var pts plotter.XYs
+	var errs plotter.XErrors
+	for _, iv := range ivs {
+		pts = append(pts, plotter.XY{X: *iv.d, Y: float64(iv.y)})
+		var e struct{ Low, High float64 }
+		if iv.lo != nil {
+			e.Low, e.High = *iv.d-*iv.lo, *iv.hi-*iv.d
+		}
+		errs = append(errs, e)
+	}
+	bars, err := plotter.NewXErrorBars(struct {
+		plotter.XYs
+		plotter.XErrors
+	}{pts, errs})
+	return pts, bars, err
 }
 
 // ticks125 labels a log axis at 1, 2 and 5 times each power of ten, with grouping.

@@ -112,24 +112,7 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 		}
 		fmt.Fprintf(cmd.Root().ErrWriter, "plot: %s\n", file)
 	}
-	var slower, unjudged []string
-	for _, g := range c.Gates {
-		if g.Regression {
-			slower = append(slower, g.Gate)
-		}
-		if !g.Judged {
-			unjudged = append(unjudged, g.Gate+" ("+g.Reason+")")
-		}
-	}
-	switch {
-	case len(slower) > 0 && cmd.Bool("fail-on-regression"):
-		return withCode(exitRegression, fmt.Errorf("regression: %s slower across the fleet", strings.Join(slower, ", ")))
-	case len(unjudged) > 0 && cmd.Bool("require-verdict"):
-		return withCode(exitRefused, fmt.Errorf("gates not judged: %s", strings.Join(unjudged, "; ")))
-	case len(unjudged) > 0:
-		fmt.Fprintf(cmd.Root().ErrWriter, "warmstat: note: gates not judged: %s (--require-verdict makes that fail)\n", strings.Join(unjudged, "; "))
-	}
-	return nil
+	return gatesOutcome(cmd, c.Gates, " across the fleet")
 }
 
 // readFleet reads every series, each finished, fixed-size and paired, and its plan.

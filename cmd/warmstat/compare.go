@@ -96,8 +96,16 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if err := report.WriteCompare(out, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
 	}
+	return gatesOutcome(cmd, c.Gates, "")
+}
+
+// gatesOutcome is the exit of a judgement's gates (compare, combine): 4 for a gate
+// slower with --fail-on-regression, 3 for a gate not judged with --require-verdict; an
+// unjudged gate is noted on stderr otherwise. where says what was judged ("" or
+// " across the fleet").
+func gatesOutcome(cmd *cli.Command, gates []analyze.GateResult, where string) error {
 	var slower, unjudged []string
-	for _, g := range c.Gates {
+	for _, g := range gates {
 		if g.Regression {
 			slower = append(slower, g.Gate)
 		}
@@ -107,7 +115,7 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	}
 	switch {
 	case len(slower) > 0 && cmd.Bool("fail-on-regression"):
-		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
+		return withCode(exitRegression, fmt.Errorf("regression: %s slower%s", strings.Join(slower, ", "), where))
 	case len(unjudged) > 0 && cmd.Bool("require-verdict"):
 		return withCode(exitRefused, fmt.Errorf("gates not judged: %s", strings.Join(unjudged, "; ")))
 	case len(unjudged) > 0:
