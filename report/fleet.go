@@ -320,17 +320,9 @@ func CombinePlot(f *analyze.Fleet) (*plot.Plot, error) {
 			lo, hi = math.Min(lo, *it.lo), math.Max(hi, *it.hi)
 		}
 	}
-	band, err := plotter.NewPolygon(plotter.XYs{{X: -th, Y: -0.5}, {X: th, Y: -0.5}, {X: th, Y: float64(len(items)) - 0.5}, {X: -th, Y: float64(len(items)) - 0.5}})
-	if err != nil {
+	if err := thresholdBand(p, th, len(items)); err != nil {
 		return nil, err
 	}
-	band.Color = color.RGBA{R: 230, G: 230, B: 230, A: 255}
-	band.LineStyle.Width = 0
-	p.Add(band)
-	p.Legend.Add(fmt.Sprintf("noise threshold ±%s %%", Fixed(th, 1)), band)
-	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(items)) - 0.5}})
-	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
-	p.Add(zero)
 	for _, combined := range []bool{false, true} {
 		var ivs []interval
 		for i, it := range items {

@@ -279,17 +279,9 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 		}
 	}
 	pad := (hi - lo) * 0.08
-	band, err := plotter.NewPolygon(plotter.XYs{{X: -th, Y: -0.5}, {X: th, Y: -0.5}, {X: th, Y: float64(len(rows)) - 0.5}, {X: -th, Y: float64(len(rows)) - 0.5}})
-	if err != nil {
+	if err := thresholdBand(p, th, len(rows)); err != nil {
 		return nil, err
 	}
-	band.Color = color.RGBA{R: 230, G: 230, B: 230, A: 255}
-	band.LineStyle.Width = 0
-	p.Add(band)
-	p.Legend.Add(fmt.Sprintf("noise threshold ±%s %%", Fixed(th, 1)), band)
-	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(rows)) - 0.5}})
-	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
-	p.Add(zero)
 	verdictColor := map[analyze.Verdict]color.Color{
 		analyze.Faster: color.RGBA{G: 140, B: 60, A: 255}, analyze.Slower: color.RGBA{R: 200, G: 30, B: 30, A: 255},
 		analyze.Unresolved: color.Gray{Y: 80}, analyze.Insufficient: color.Gray{Y: 160},
@@ -319,6 +311,23 @@ func ComparePlot(c *analyze.Comparison, all bool) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// thresholdBand draws the ±th noise-threshold band (in the legend) and the zero line
+// behind rows rows of intervals: a verdict needs the whole bar outside the band.
+func thresholdBand(p *plot.Plot, th float64, rows int) error {
+	band, err := plotter.NewPolygon(plotter.XYs{{X: -th, Y: -0.5}, {X: th, Y: -0.5}, {X: th, Y: float64(rows) - 0.5}, {X: -th, Y: float64(rows) - 0.5}})
+	if err != nil {
+		return err
+	}
+	band.Color = color.RGBA{R: 230, G: 230, B: 230, A: 255}
+	band.LineStyle.Width = 0
+	p.Add(band)
+	p.Legend.Add(fmt.Sprintf("noise threshold ±%s %%", Fixed(th, 1)), band)
+	zero, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(rows) - 0.5}})
+	zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}
+	p.Add(zero)
+	return nil
 }
 
 // interval is one change with its interval (lo, hi nil: none) on row y of a plot.
