@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -95,7 +96,6 @@ type Fleet struct {
 	Collections []string
 	Rows        []FleetRow
 	Gates       []GateResult
-	Notes       []string
 }
 
 // FleetRefusal is a combination warmstat will not make: a condition other than the
@@ -145,8 +145,9 @@ func (r *FleetRefusal) Error() string {
 
 // CombineFleet combines the paired series of several machines (see the section on
 // fleets above). o's Method and Pairs are ignored: every series is compared by its
-// own pairs. Series that differ in anything but the machine (FleetFields) are refused
-// with a *FleetRefusal, as is a run found in two series.
+// own pairs. Series that differ in anything but the machine (a contract field other
+// than cores, cpu and memory-limit; the builds' jars; the workload) are refused with a
+// *FleetRefusal, as is a run found in two series.
 func CombineFleet(series []FleetSeries, o CompareOptions) (*Fleet, error) {
 	if len(series) < 2 {
 		return nil, &OptionError{"Series", fmt.Sprint(len(series)), "a fleet combines the series of at least 2 machines"}
@@ -163,7 +164,7 @@ func CombineFleet(series []FleetSeries, o CompareOptions) (*Fleet, error) {
 		mo.Method, mo.Pairs, mo.Gate, mo.Gates = methodPaired, s.Pairs, false, nil
 		c, err := Compare(s.A, s.B, mo)
 		var ref *Refusal
-		if asRefusal(err, &ref) {
+		if errors.As(err, &ref) {
 			return nil, &FleetRefusal{Series: s.Name, Within: ref}
 		}
 		if err != nil {
@@ -194,14 +195,6 @@ func CombineFleet(series []FleetSeries, o CompareOptions) (*Fleet, error) {
 		f.Gates = gates
 	}
 	return f, nil
-}
-
-func asRefusal(err error, ref **Refusal) bool {
-	r, ok := err.(*Refusal)
-	if ok {
-		*ref = r
-	}
-	return ok
 }
 
 // fleetContract refuses series that differ in a condition other than the machine's

@@ -75,7 +75,7 @@ func BuildCombine(f *analyze.Fleet, all bool) *CombineJSON {
 	o := f.Options
 	j := &CombineJSON{Schema: CombineSchema, Combinable: true, Mismatches: []analyze.FleetMismatch{}, Duplicates: []analyze.Duplicate{},
 		Rows: []analyze.FleetRow{}, Gates: append([]analyze.GateResult{}, f.Gates...), ThresholdPct: o.ThresholdPct, Level: o.Level,
-		Method: combineMethod, HetAlpha: analyze.HeterogeneityAlpha, Quantiles: string(o.Quantiles), Dominant: f.Dominant, Notes: append([]string{}, f.Notes...)}
+		Method: combineMethod, HetAlpha: analyze.HeterogeneityAlpha, Quantiles: string(o.Quantiles), Dominant: f.Dominant, Notes: []string{}}
 	for i, c := range f.Machines {
 		j.Series = append(j.Series, FleetSeriesJSON{Series: f.Series[i], Machine: machineOf(c.A), Pairs: len(c.Options.Pairs), A: groupJSON(c.A), B: groupJSON(c.B)})
 		for _, n := range c.Notes {
