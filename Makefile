@@ -36,10 +36,12 @@ test: vet fmt-check
 	echo 'JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED='"$$shared"' WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...' && \
 	JDK_JAVA_OPTIONS="$(TEST_JVM_OPTIONS)" WARMSTAT_TEST_SHARED="$$shared" WARMSTAT_EVITA_REPO="$(EVITA_REPO_ABS)" $(GO) test -count=1 -timeout 45m $(TESTFLAGS) ./...
 
-# docs/reference.md, every command's flags as --help prints them, generated from the
-# commands' own definitions (TestFlagReference fails when it is stale).
+# docs/reference.md, every command's flags as --help prints them, and each command page's
+# flag section (between <!-- flags:COMMAND --> and <!-- /flags -->), generated from the
+# commands' own definitions (TestFlagReference and TestEveryCommandHasItsPage fail when
+# they are stale).
 docs:
-	$(GO) test ./cmd/warmstat -run '^TestFlagReference$$' -count=1 -update
+	$(GO) test ./cmd/warmstat -run '^(TestFlagReference|TestEveryCommandHasItsPage)$$' -count=1 -update
 
 # Speed and memory targets live in Go benchmarks, not in timed unit tests.
 bench:

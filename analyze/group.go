@@ -263,6 +263,9 @@ var contract = []contractField{
 	}},
 	// a warm writer runs compiled code where a fresh one also compiles it: not comparable
 	{"writer-warm-up", true, func(m *runfmt.Manifest) string {
+		if m.Conditions.WarmUpLoads == 1 {
+			return "1 load"
+		}
 		return fmt.Sprintf("%d loads", m.Conditions.WarmUpLoads)
 	}},
 	{"dataset", true, func(m *runfmt.Manifest) string { return orUnknown(m.Dataset.Fingerprint) }},

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -100,7 +102,7 @@ func Health(g *Group, q Quantiles) ([]RunHealth, error) {
 			if sd > 0 {
 				z = fmt.Sprintf("%.1f robust SDs", math.Abs(*v-med)/sd)
 			}
-			out[i].Outlier = fmt.Sprintf("%s %.4g %s is %+.0f %% from the median %.4g %s of its side (%s)", f.name, *v, f.unit, pct, med, f.unit, z)
+			out[i].Outlier = fmt.Sprintf("%s %s %s is %+.0f %% from the median %s %s of its side (%s)", f.name, readable(*v), f.unit, pct, readable(med), f.unit, z)
 		}
 	}
 	explain(g, out)
@@ -174,7 +176,7 @@ func explain(g *Group, out []RunHealth) {
 				z = math.Abs(x-med) / math.Abs(med) * 10 // no spread on the side: 10 % off counts as 1 SD
 			}
 			if z > score {
-				best, score = fmt.Sprintf("%s %.3g against %.3g on its side (%.1f robust SDs)", name, x, med, z), z
+				best, score = fmt.Sprintf("%s %s against %s on its side (%.1f robust SDs)", name, readable(x), readable(med), z), z
 			}
 		}
 		if score >= 2 {
@@ -223,4 +225,24 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// readable is a figure for people: whole and grouped from 1,000 on (31,210), else four
+// significant digits (0.5651), never an exponent a reader must decode.
+func readable(v float64) string {
+	if math.Abs(v) < 1000 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	digits := strconv.FormatFloat(math.Round(math.Abs(v)), 'f', 0, 64)
+	var b strings.Builder
+	if v < 0 {
+		b.WriteByte('-')
+	}
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -381,12 +381,18 @@ func (s *Server) GCSince(from time.Duration) (GCSummary, error) {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // FetchDir is where `make evita` puts server versions: $WARMSTAT_CACHE/evita, by
-// default ~/.cache/warmstat/evita (scripts/fetch-evita.sh uses the same rule).
+// default $XDG_CACHE_HOME/warmstat/evita or ~/.cache/warmstat/evita (scripts/fetch-evita.sh
+// uses the same rule).
 func FetchDir() string {
 	cache := os.Getenv("WARMSTAT_CACHE")
 	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "warmstat")
+		// $XDG_CACHE_HOME or ~/.cache, as the fetch scripts have it
+		base, err := os.UserCacheDir()
+		if err != nil {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "warmstat")
 	}
 	return filepath.Join(cache, "evita")
 }

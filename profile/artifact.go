@@ -31,8 +31,13 @@ var ErrNotFetched = errors.New("async-profiler is not fetched")
 func FetchDir() string {
 	cache := os.Getenv("WARMSTAT_CACHE")
 	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "warmstat")
+		// $XDG_CACHE_HOME or ~/.cache, as the fetch scripts have it
+		base, err := os.UserCacheDir()
+		if err != nil {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "warmstat")
 	}
 	return filepath.Join(cache, "async-profiler")
 }

@@ -26,7 +26,7 @@ var Modes = []string{"cpu", "alloc", "wall", "lock", "jfr"}
 // Default sampling intervals, per mode.
 const (
 	// DefaultCPUInterval is async-profiler's own default, and measured to cost the
-	// scale-0.05 load less than 3 % of its wall-clock (docs/profiles.md, "What profiling costs").
+	// scale-0.05 load less than 3 % of its wall-clock (docs/profile.md, "What profiling costs").
 	DefaultCPUInterval = 10 * time.Millisecond
 	// DefaultWallInterval: wall-clock sampling visits every thread, idle ones too; a
 	// server has dozens, so it samples 5x less often than CPU time.

@@ -236,7 +236,7 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	}
 	var widths []string
 	for i, w := range a.HalfWidths {
-		s := fmt.Sprintf("±%.1f %% with %d", w[1], int(w[0]))
+		s := fmt.Sprintf("±%s %% with %d", Fixed(w[1], 1), int(w[0]))
 		if i == 0 {
 			s += " " + unit
 		}
@@ -396,6 +396,9 @@ func GateLine(g analyze.GateResult) string {
 	switch {
 	case g.Regression:
 		return fmt.Sprintf("gate %s: REGRESSION (slower)", g.Gate)
+	case g.Judged && g.Verdict == analyze.Unresolved:
+		// the gate lets it through, but nothing was shown either way
+		return fmt.Sprintf("gate %s: pass, no slowdown shown (unresolved: neither slower nor faster proven)", g.Gate)
 	case g.Judged:
 		return fmt.Sprintf("gate %s: pass (%s)", g.Gate, g.Verdict)
 	}

@@ -499,11 +499,11 @@ func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
 		rows = append(rows, []string{"    by thread group", "", strings.Join(parts, ", ")})
 	}
 	if f.JITCompileNs != nil && f.JITCompiles != nil {
-		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%d compilations during the load (the writer JVM's own counters; their time summed over the compiler threads, so it can exceed the wall-clock)", *f.JITCompiles)})
+		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%s compilations during the load (the writer JVM's own counters; their time summed over the compiler threads, so it can exceed the wall-clock)", Int(int64(*f.JITCompiles)))})
 	}
 	if f.WriterMinorFaults != nil && f.WriterMajorFaults != nil && f.WriterVoluntarySwitches != nil && f.WriterInvoluntarySwitches != nil {
-		rows = append(rows, []string{"  writer faults", "", fmt.Sprintf("%d minor, %d major page faults; %d voluntary, %d involuntary context switches",
-			*f.WriterMinorFaults, *f.WriterMajorFaults, *f.WriterVoluntarySwitches, *f.WriterInvoluntarySwitches)})
+		rows = append(rows, []string{"  writer faults", "", fmt.Sprintf("%s minor, %s major page faults; %s voluntary, %s involuntary context switches",
+			Int(int64(*f.WriterMinorFaults)), Int(int64(*f.WriterMajorFaults)), Int(int64(*f.WriterVoluntarySwitches)), Int(int64(*f.WriterInvoluntarySwitches)))})
 	}
 	if f.StealNs != nil && f.MachineCPUNs != nil && *f.MachineCPUNs > 0 {
 		rows = append(rows, []string{"  CPU steal", Seconds(*f.StealNs), Fixed(100*float64(*f.StealNs)/float64(*f.MachineCPUNs), 2) + " % of the machine's CPU time, taken by the hypervisor"})

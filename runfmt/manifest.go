@@ -323,7 +323,7 @@ type GCStats struct {
 type Import struct {
 	SourceDir        string `json:"source_dir"`
 	HarnessExitCode  *int   `json:"harness_exit_code"` // what the harness itself exited with, if logged
-	Locale           string `json:"locale"`            // number style seen: "en" or "comma-decimal"
+	Locale           string `json:"locale"`            // number style seen: "dot-decimal" or "comma-decimal"
 	ReaderUsedHeapGB string `json:"reader_used_heap_after_load,omitempty"`
 }
 

@@ -68,7 +68,7 @@ type ProfilePhase struct {
 // The slowdown of the load itself cannot be measured within one run, and a manifest
 // states only what its run measured: LoadWallPct and Measured are read from manifests
 // of earlier warmstat versions (which copied one machine's A/B result into every
-// profiled run) and never written; the profiler's measured cost is in docs/profiles.md.
+// profiled run) and never written; the profiler's measured cost is in docs/profile.md.
 type ProfileCost struct {
 	ControlNs   int64    `json:"control_ns"`
 	LoadWallPct *float64 `json:"load_wall_pct"`

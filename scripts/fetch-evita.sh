@@ -19,7 +19,7 @@
 set -euo pipefail
 
 version="${EVITA_VERSION:-2026.2.3}"
-# group:artifact, overridable only to exercise this script with an artifact the registry serves
+# group:artifact, overridable only to exercise this script with another artifact
 coords="${EVITA_ARTIFACT:-io.evitadb:evita_server}"
 group="${coords%%:*}"
 artifact="${coords##*:}"
@@ -78,7 +78,7 @@ resolve() {
 }
 fail_resolve() {
   if grep -q "$group" "$work/mvn.log"; then
-    where="the Maven registry this machine reaches"
+    where="Maven Central (or the mirror your Maven settings name)"
     [ -n "${EVITA_REPO:-}" ] && where="$where or EVITA_REPO ($EVITA_REPO)"
     echo "make evita: $coords:$version could not be resolved from $where" >&2
   else
@@ -124,7 +124,7 @@ if [ "$coords" = "io.evitadb:evita_server" ]; then
 fi
 
 (cd "$partial/lib" && ls -1 ./*.jar | sed "s|^\./|$dest/lib/|" | paste -sd: -) >"$partial/classpath.txt"
-{ echo "coordinates $coords:$version"; echo "repositories ${EVITA_REPO:-(Maven registry only)}"; } >"$partial/source.txt"
+{ echo "coordinates $coords:$version"; echo "repositories ${EVITA_REPO:-(Maven Central only)}"; } >"$partial/source.txt"
 echo "$coords:$version main class io.evitadb.server.EvitaServer" >"$partial/.complete"
 rm -rf "$dest"
 mv "$partial" "$dest"

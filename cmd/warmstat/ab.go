@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +50,9 @@ func abCommand() *cli.Command {
 			"workload's) record, as load chooses them.\n" +
 			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
 			"compared on the engine's write path alone.\n" +
-			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression.",
+			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression." +
+			examples("warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
+				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
@@ -542,6 +545,10 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		per = time.Since(began) / time.Duration(max(1, done))
 	}
 	left := 2*(s.Plan.MaxRuns+s.Plan.Warmup) - done
+	if s.Plan.Pairs > 0 { // a fixed size: no early stop, the runs left are certain
+		fmt.Fprintf(w, "     ETA: %s (%s left of the series' %d pairs)\n", (per * time.Duration(max(0, left))).Round(time.Second), report.Plural(max(0, left), "run"), s.Plan.Pairs)
+		return
+	}
 	if n := len(s.Looks); n > 0 && s.Looks[n-1].Look != nil {
 		most := 0
 		for _, g := range s.Looks[n-1].Look.Gates {
@@ -579,7 +586,7 @@ func outsideWhat(s *series.State) string {
 // meanRun is the mean wall time of the series' timed runs, and how long outside their
 // load and goLive; across invocations of a resumed series alike.
 func meanRun(s *series.State) (per, outside time.Duration) {
-	n := 0
+	n, m := 0, 0 // runs timed; runs timed with their load and goLive known
 	for _, e := range s.Entries {
 		took, ok := runWall(e)
 		if !ok {
@@ -593,12 +600,16 @@ func meanRun(s *series.State) (per, outside time.Duration) {
 				inside += time.Duration(*h.GoLiveS * 1e9)
 			}
 			outside += max(0, took-inside)
+			m++
 		}
 	}
 	if n == 0 {
 		return 0, 0
 	}
-	return per / time.Duration(n), outside / time.Duration(n)
+	if m > 0 {
+		outside /= time.Duration(m)
+	}
+	return per / time.Duration(n), outside
 }
 
 // seriesTime is the machine time the series' runs took so far (all invocations).
@@ -656,7 +667,7 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
 			}
 			if g.LowPct != nil {
-				noise += "; the interval is ±" + strings.TrimPrefix(report.SignedPct((*g.HighPct-*g.LowPct)/2), "+") + " % now"
+				noise += "; the interval is " + halfWidth((*g.HighPct-*g.LowPct)/2, 1) + " now"
 			}
 			fmt.Fprintf(w, "  %-20s %s\n", "", noise)
 		}
@@ -680,19 +691,17 @@ func nextStep(w io.Writer, st *series.State) {
 			continue
 		}
 		open++
-		line := "not resolved: " + g.Gate
-		if g.LowPct != nil {
-			line += fmt.Sprintf(": its interval [%s %%, %s %%] straddles ±%g %%", report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct), st.Plan.ThresholdPct)
-		}
+		line := "to resolve " + g.Gate
 		switch {
 		case g.Reason != "":
-			line += " (" + g.Reason + ")"
+			line += ": " + g.Reason
 		case g.NoisePct == nil:
+			line += ": the interval needs runs with a figure on both sides"
 		case g.PlanRuns != nil:
-			line += fmt.Sprintf("; at its noise (%.2f %% per run) and the change seen (%s) a series of about %d %s would resolve it: start one (a new --out, --max-runs %d), or lower the noise first",
-				*g.NoisePct, signedPct(g.DeltaPct), *g.PlanRuns, unit, *g.PlanRuns)
+			line += fmt.Sprintf(": at its noise and the change seen (%s) a series of about %d %s would: start one (a new --out, --max-runs %d), or lower the noise first",
+				signedPct(g.DeltaPct), *g.PlanRuns, unit, *g.PlanRuns)
 		default:
-			line += fmt.Sprintf("; at its noise (%.2f %% per run) and the change seen (%s) not even 100 %s would: lower the noise first", *g.NoisePct, signedPct(g.DeltaPct), unit)
+			line += fmt.Sprintf(": at its noise and the change seen (%s) not even 100 %s would: lower the noise first", signedPct(g.DeltaPct), unit)
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -714,6 +723,95 @@ func nextStep(w io.Writer, st *series.State) {
 	fmt.Fprintf(w, "  (lowering the noise: %s; make noise measures what each buys on this machine)\n", strings.Join(tips, ", "))
 }
 
+// printAnswer is, per gate, the series' (sequential) verdict in words: B against A with
+// the change and its interval, what the machine's noise allowed this series to tell, and
+// where the truth lies, so that an unresolved gate still says something a reader can act
+// on (e.g. "at most 15.8 % slower").
+func printAnswer(w io.Writer, st *series.State) {
+	a, b := orDefault(st.Plan.A.Label, st.Plan.A.Spec), orDefault(st.Plan.B.Label, st.Plan.B.Spec)
+	thr := st.Plan.ThresholdPct
+	if ta, na := sideTotal(st, "A"); na > 0 {
+		if tb, nb := sideTotal(st, "B"); nb > 0 {
+			fmt.Fprintf(w, "publishing (load + goLive) took %.1f s with %s and %.1f s with %s on this machine (geometric means of %s and %s; the table above has their intervals)\n",
+				ta, a, tb, b, report.Plural(na, "run"), report.Plural(nb, "run"))
+		}
+	}
+	unit := "pairs"
+	if st.Plan.Method() != analyze.Paired {
+		unit = "runs per side"
+	}
+	for _, g := range st.Outcome.Gates {
+		if g.DeltaPct == nil || g.LowPct == nil {
+			fmt.Fprintf(w, "%s: %s, no interval", g.Gate, g.Verdict)
+			if g.Reason != "" {
+				fmt.Fprintf(w, " (%s)", g.Reason)
+			}
+			fmt.Fprintln(w)
+			continue
+		}
+		iv := fmt.Sprintf("%s %% [%s %%, %s %%]", report.SignedPct(*g.DeltaPct), report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct))
+		switch g.Verdict {
+		case analyze.Slower, analyze.Faster:
+			fmt.Fprintf(w, "%s: %s is %s than %s by %s: the whole interval lies beyond the ±%g %% noise threshold\n", g.Gate, b, g.Verdict, a, iv, thr)
+		case analyze.Equivalent:
+			fmt.Fprintf(w, "%s: %s and %s are the same within ±%g %%: %s\n", g.Gate, b, a, thr, iv)
+		default:
+			fmt.Fprintf(w, "%s: no verdict at ±%g %%: %s against %s %s; %s is somewhere from %s to %s than %s\n",
+				g.Gate, thr, b, a, iv, b, changeWords(*g.LowPct), changeWords(*g.HighPct), a)
+		}
+		if g.NoisePct != nil {
+			half := (*g.HighPct - *g.LowPct) / 2
+			fmt.Fprintf(w, "  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)\n",
+				*g.NoisePct, noiseKind(st), st.Outcome.Runs, unit, halfWidth(half+thr, 0))
+		}
+	}
+}
+
+// halfWidth is an interval's half-width for people: "±24.3 %", or "wider than ±99,900 %"
+// where report.SignedPct stops counting.
+func halfWidth(pct float64, decimals int) string {
+	s := strings.TrimPrefix(report.SignedPct(pct), "+")
+	if strings.HasPrefix(s, ">") {
+		return "wider than ±" + strings.TrimLeft(s, ">+") + " %"
+	}
+	return "±" + report.Fixed(pct, decimals) + " %"
+}
+
+// sideTotal is the geometric mean of a side's measured TOTAL (load + goLive) over its
+// finished runs, and how many runs it rests on.
+func sideTotal(st *series.State, side string) (float64, int) {
+	sum, n := 0.0, 0
+	for _, e := range st.Entries {
+		if e.Side != side || e.Kind != series.Measured || e.Status != series.Done || e.Health == nil || e.Health.TotalS == nil || *e.Health.TotalS <= 0 {
+			continue
+		}
+		sum += math.Log(*e.Health.TotalS)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return math.Exp(sum / float64(n)), n
+}
+
+// changeWords is a change of B against A in words: "3.2 % faster", "15.8 % slower".
+func changeWords(pct float64) string {
+	switch {
+	case pct < 0:
+		return strings.TrimPrefix(report.SignedPct(-pct), "+") + " % faster"
+	case pct > 0:
+		return strings.TrimPrefix(report.SignedPct(pct), "+") + " % slower"
+	}
+	return "no change"
+}
+
+func noiseKind(st *series.State) string {
+	if st.Plan.Method() == analyze.Paired {
+		return "within a pair"
+	}
+	return "between runs"
+}
+
 func opt(v *float64, prec int) string {
 	if v == nil {
 		return "—"
@@ -721,15 +819,28 @@ func opt(v *float64, prec int) string {
 	return report.Fixed(*v, prec)
 }
 
-// finishSeries prints the outcome, then the full compare, the table and the plot of
-// the series, and maps the outcome to the exit code.
+// finishSeries prints the series' runs with their health, the full compare, the table
+// and the plot, then the outcome, its answer and what to do next, and maps the outcome
+// to the exit code.
 func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string) error {
 	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
+	// the order a reader follows: the runs and their health, the full comparison, the
+	// table, and last the answer with what to do next
+	printHealth(out, st)
+	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
+	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
+	run(ctx, []string{"warmstat", "compare", a, b}, out, errw)
+	fmt.Fprintf(out, "\n== warmstat table --group %s %s\n", a, b)
+	run(ctx, []string{"warmstat", "table", "--group", a, b}, out, errw)
+	svg := filepath.Join(dir, "compare.svg")
+	run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, out, errw) // it says where it wrote
+
 	o := st.Outcome
+	fmt.Fprintln(out)
 	if st.Plan.Pairs > 0 {
-		fmt.Fprintf(out, "\nseries of %d pairs done (fixed size; warmstat combine judges a fleet's series together); this machine alone", o.Runs)
+		fmt.Fprintf(out, "== the answer: series of %d pairs done (fixed size; warmstat combine judges a fleet's series together); this machine alone", o.Runs)
 	} else {
-		fmt.Fprintf(out, "\nseries %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
+		fmt.Fprintf(out, "== the answer: series %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
 	}
 	var slower []string
 	for _, g := range o.Gates {
@@ -739,23 +850,14 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 		}
 	}
 	fmt.Fprintln(out)
-	if st.Plan.Pairs > 0 {
-		fmt.Fprintf(out, "next: warmstat combine %s SERIES... (the other machines' series of this plan)\n", dir)
-	}
-	nextStep(out, st)
 	if per, outside := meanRun(st); per > 0 {
 		fmt.Fprintf(out, "machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)\n",
 			seriesTime(st).Round(time.Second), report.Plural(len(st.Entries), "run"), per.Round(time.Second), outside.Round(time.Second), outsideWhat(st))
 	}
-	printHealth(out, st)
-	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
-	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts above use the sequential interval)\n", a, b)
-	run(ctx, []string{"warmstat", "compare", a, b}, out, errw)
-	fmt.Fprintf(out, "\n== warmstat table --group %s %s\n", a, b)
-	run(ctx, []string{"warmstat", "table", "--group", a, b}, out, errw)
-	svg := filepath.Join(dir, "compare.svg")
-	if code := run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, out, errw); code == 0 {
-		fmt.Fprintf(out, "\nplot: %s\n", svg)
+	printAnswer(out, st)
+	nextStep(out, st)
+	if st.Plan.Pairs > 0 {
+		fmt.Fprintf(out, "next: warmstat combine %s SERIES... (the other machines' series of this plan)\n", dir)
 	}
 	if cmd.Bool("fail-on-regression") && len(slower) > 0 {
 		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
@@ -775,7 +877,7 @@ func printHealth(w io.Writer, st *series.State) {
 		if h := e.Health; h != nil {
 			r[5], r[6], r[7], r[8] = opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1)
 			if h.Outlier != "" {
-				note := fmt.Sprintf("  run %d: OUTLIER: %s", e.Seq, h.Outlier)
+				note := fmt.Sprintf("  run %d (%s): OUTLIER: %s", e.Seq, e.Dir, h.Outlier)
 				if h.Factor != "" {
 					note += "; the recorded factor furthest from its side: " + h.Factor
 				}

@@ -67,3 +67,19 @@ func TestABHeapsFollowLoadsRule(t *testing.T) {
 		}
 	}
 }
+
+// A fixed-size series (--pairs N) stops at no look: its runs left are certain, and the
+// ETA says so instead of "at most … of the plan's maximum".
+func TestETAOfAFixedSizeSeries(t *testing.T) {
+	start := time.Now().Add(-time.Minute)
+	end := start.Add(20 * time.Second)
+	st := &series.State{Plan: series.Plan{Pairs: 3, MinRuns: 3, MaxRuns: 3}}
+	for i, side := range []string{"A", "B", "B", "A"} {
+		st.Entries = append(st.Entries, series.Entry{Seq: i + 1, Side: side, Kind: series.Measured, Status: series.Done, Started: &start, Ended: &end})
+	}
+	var b bytes.Buffer
+	printRun(&b, st, st.Entries[3], start)
+	if got := b.String(); !strings.Contains(got, "ETA: 40s (2 runs left of the series' 3 pairs)") || strings.Contains(got, "at most") {
+		t.Fatalf("%s", got)
+	}
+}

@@ -35,7 +35,9 @@ func combineCommand() *cli.Command {
 			"that is unfinished, unpaired or sequential (ab without --pairs stops at its own looks, which would bias the\n" +
 			"combined figure) is an input error (exit 1).\n" +
 			"Exit codes: 0 combined, 1 bad input, 2 usage error, 3 refused (or a gate not judged with --require-verdict),\n" +
-			"4 a gate slower with --fail-on-regression.",
+			"4 a gate slower with --fail-on-regression." +
+			examples("warmstat combine series/m1 series/m2 series/m3",
+				"warmstat combine --format md series/m1 series/m2 series/m3"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
 			&cli.FloatFlag{Name: "threshold", Usage: "noise threshold in %", DefaultText: "the series' own --threshold"},
@@ -65,6 +67,10 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 	if p := cmd.String("plot"); p != "" {
 		if _, err := report.PlotFormat(p); err != nil {
 			return usageError(cmd, "--plot: %v", err)
+		}
+		// a plot that cannot be written is said before the verdict, not after it
+		if fi, err := os.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+			return usageError(cmd, "--plot %s: its directory %s does not exist", p, filepath.Dir(p))
 		}
 	}
 	fleet, plans, err := readFleet(cmd.Args().Slice())

@@ -126,6 +126,11 @@ func TestCombineFleet(t *testing.T) {
 	if st, err := os.Stat(svg); err != nil || st.Size() < 1000 {
 		t.Errorf("plot: %v", err)
 	}
+	// a plot that cannot be written is a usage error before any verdict is printed
+	out, errs, code := runCLI(t, "combine", "--plot", filepath.Join(tmp, "no-such-dir", "fleet.svg"), m1, m2)
+	if code != 2 || out != "" || !strings.Contains(errs, "no-such-dir does not exist") {
+		t.Errorf("--plot into a missing directory: exit %d\n%s\n%s", code, out, errs)
+	}
 
 	// a machine that really sees another change
 	m3 := m("m3", fleetMachine{seed: 3, speed: 0.9, noise: 0.01, effect: 1.30, cpu: "AMD EPYC", cores: 2, pairs: 5})

@@ -39,7 +39,10 @@ func compareCommand() *cli.Command {
 			"Gates (--gate COLLECTION/METRIC, default the dominant collection's mean and */ingest) are listed with\n" +
 			"their outcome whenever --gate, --fail-on-regression or --require-verdict is given.\n" +
 			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with\n" +
-			"--require-verdict), 4 a gate slower with --fail-on-regression.",
+			"--require-verdict), 4 a gate slower with --fail-on-regression." +
+			examples("warmstat compare runs/v2026.2.2 runs/v2026.2.3",
+				"warmstat compare series/my-branch/A series/my-branch/B",
+				"warmstat compare --fail-on-regression runs/main runs/pr-1395"),
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gated metric is slower"},
@@ -55,7 +58,7 @@ func comparisonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
 		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in % (0 up to, not including, 100): a verdict needs the whole interval beyond ±threshold"},
-		&cli.StringFlag{Name: "method", Value: "welch-t", Usage: "welch-t | two-stage-bootstrap | cluster-bootstrap"},
+		&cli.StringFlag{Name: "method", Value: "welch-t", Usage: "welch-t | paired-t (a series' sides: its recorded pairs, their default; other groups: runs paired by start time) | two-stage-bootstrap | cluster-bootstrap"},
 		&cli.IntFlag{Name: "resamples", Value: 10000, Usage: "bootstrap resamples (100 to 1,000,000)"},
 		&cli.IntFlag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
 		&cli.StringSliceFlag{Name: "allow-mismatch", Usage: "compare despite this differing condition (repeatable); output is stamped NOT COMPARABLE"},

@@ -16,7 +16,8 @@ func embeddedCommand() *cli.Command {
 		Name:  "embedded-writer",
 		Usage: "compile warmstat's embedded writer (--target-mode embedded) against a build, once; prints where it is",
 		Description: "The embedded writer is a small Java program of warmstat's (the engine in one JVM, no transport) compiled\n" +
-			"against each build's own jars and cached per build; load and ab compile it on first use. This does it now.",
+			"against each build's own jars and cached per build; load and ab compile it on first use. This does it now." +
+			examples("warmstat embedded-writer --evita-version 2026.2.3"),
 		Flags:  serverFlags("the build"),
 		Action: runEmbedded,
 	}

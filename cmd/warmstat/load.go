@@ -38,7 +38,10 @@ func loadCommand() *cli.Command {
 			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
 			"unknown, 1 counts differ or the run aborted, was interrupted (in any phase) or failed (its pristine snapshot\n" +
 			"changed), 64 a usage error. Heaps and build cannot be read from a server:\n" +
-			"give them as flags, or they are recorded as unknown.",
+			"give them as flags, or they are recorded as unknown." +
+			examples("warmstat load --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out runs/v2026.2.3/run-1 --build v2026.2.3",
+				"warmstat load --replay /var/tmp/ws/shop.wsw --evita-version 2026.2.3 --out runs/v2026.2.3-replay/run-1 --build v2026.2.3",
+				"warmstat load --source 127.0.0.1:5555 --source-catalog shop --target 127.0.0.1:5556 --out runs/x/run-1 --build x --server-heap 23g --reader-heap 14g"),
 		Flags: append(append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
 			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make (no <catalog>.snapshot.json): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},

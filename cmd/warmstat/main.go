@@ -163,6 +163,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		ConfigureShellCompletionCommand: func(c *cli.Command) {
 			c.Hidden = false
 			c.Usage = "print the shell completion script: source <(warmstat completion bash) (zsh, fish, pwsh likewise)"
+			c.Description = "Prints the script that completes warmstat's commands and flags in bash, zsh, fish or PowerShell;\n" +
+				"source it from the shell's start-up file (bash: ~/.bashrc; zsh: ~/.zshrc; fish: save it as\n" +
+				"~/.config/fish/completions/warmstat.fish)." + examples("warmstat completion bash", "warmstat completion fish > ~/.config/fish/completions/warmstat.fish")
 		},
 		// without a command: the help; an unknown command is a usage error (exit 2)
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -218,4 +221,10 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		}
 	}
 	return app
+}
+
+// examples closes a command's description with the command lines its page in docs/
+// shows (TestEveryCommandHasItsPage holds them equal).
+func examples(lines ...string) string {
+	return "\n\nExamples:\n  " + strings.Join(lines, "\n  ")
 }

@@ -21,7 +21,9 @@ func plotCommand() *cli.Command {
 			"(same contract and refusals as warmstat compare). Percentiles follow --quantiles in every kind.\n" +
 			fmt.Sprintf("The file extension picks SVG, PNG or PDF; sizes from %dx%d to %dx%d px. The file is written whole or not at all.\n",
 				report.MinPlotW, report.MinPlotH, report.MaxPlotW, report.MaxPlotH) +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 refused comparison.",
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 refused comparison." +
+			examples("warmstat plot --kind compare --out compare.svg runs/v2026.2.2 runs/v2026.2.3",
+				"warmstat plot --kind cdf --out cdf.svg runs/v2026.2.3/run-1"),
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output file: .svg, .png or .pdf"},
 			&cli.StringFlag{Name: "kind", Value: "cdf", Usage: "cdf | timeline | compare"},

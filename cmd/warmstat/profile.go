@@ -82,7 +82,9 @@ func profileCommand() *cli.Command {
 			"Profiles taken with different profilers, events or intervals are not compared (exit 3).\n" +
 			"Each run's profile/ also holds an interactive flame graph (HTML) and a pprof file per phase:\n" +
 			"go tool pprof -http=: RUN/profile/load.pb.gz\n" +
-			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused.",
+			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused." +
+			examples("warmstat profile runs/v2026.2.3/run-1",
+				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: A B"},
 			&cli.IntFlag{Name: "top", Value: 20, Usage: "frames listed per table"},

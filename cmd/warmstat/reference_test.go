@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,37 +70,8 @@ func flagReference(app *cli.Command) string {
 		for _, sub := range c.Commands {
 			p("\n- `warmstat %s %s`: %s\n", c.Name, sub.Name, sub.Usage)
 		}
-		var rows []string
-		for _, f := range c.Flags {
-			d, ok := f.(cli.DocGenerationFlag)
-			if !ok {
-				continue
-			}
-			var names []string
-			for _, n := range f.Names() {
-				if len(n) == 1 {
-					names = append(names, "`-"+n+"`")
-				} else {
-					names = append(names, "`--"+n+"`")
-				}
-			}
-			def := ""
-			if d.TakesValue() && d.IsDefaultVisible() {
-				def = d.GetDefaultText()
-				if def == "" {
-					def = d.GetValue()
-				}
-			}
-			if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
-				def = "required"
-			}
-			if def == "" || def == `""` {
-				def = "—"
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", strings.Join(names, ", "), mdCell(def), mdCell(d.GetUsage())))
-		}
-		if len(rows) > 0 {
-			p("\n| flag | default | what it does |\n|---|---|---|\n%s\n", strings.Join(rows, "\n"))
+		if t := flagTable(c); t != "" {
+			p("\n%s", t)
 		}
 	}
 	return b.String()
@@ -108,4 +80,184 @@ func flagReference(app *cli.Command) string {
 // mdCell keeps a table cell one cell: no pipe or line break of its own.
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// flagTable is a command's flags as a markdown table (name, default, required, what it
+// does), or "" for a command without flags.
+func flagTable(c *cli.Command) string {
+	var rows []string
+	for _, f := range c.Flags {
+		d, ok := f.(cli.DocGenerationFlag)
+		if !ok {
+			continue
+		}
+		var names []string
+		for _, n := range f.Names() {
+			if len(n) == 1 {
+				names = append(names, "`-"+n+"`")
+			} else {
+				names = append(names, "`--"+n+"`")
+			}
+		}
+		def := ""
+		if d.TakesValue() && d.IsDefaultVisible() {
+			def = d.GetDefaultText()
+			if def == "" {
+				def = d.GetValue()
+			}
+		}
+		if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
+			def = "required"
+		}
+		if def == "" || def == `""` {
+			def = "—"
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", strings.Join(names, ", "), mdCell(def), mdCell(d.GetUsage())))
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("| flag | default | what it does |\n|---|---|---|\n%s\n", strings.Join(rows, "\n"))
+}
+
+// flagBlock matches a page's generated flag section: the lines between
+// <!-- flags:COMMAND --> and <!-- /flags -->.
+var flagBlock = regexp.MustCompile(`(?s)(<!-- flags:([a-z-]+) -->\n).*?(<!-- /flags -->)`)
+
+// fillFlagBlocks rewrites every flag section of a page from the command's definition.
+func fillFlagBlocks(page string, app *cli.Command) (string, error) {
+	var missing []string
+	out := flagBlock.ReplaceAllStringFunc(page, func(m string) string {
+		sub := flagBlock.FindStringSubmatch(m)
+		c := findCommand(app, sub[2])
+		if c == nil {
+			missing = append(missing, sub[2])
+			return m
+		}
+		body := "Generated from the command's own definition by `make docs` (`warmstat " + c.Name + " --help` prints the same).\n\n"
+		if t := flagTable(c); t != "" {
+			body += t
+		} else {
+			body += "No flags.\n"
+		}
+		return sub[1] + body + sub[3]
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("a flag section names no command: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+func findCommand(app *cli.Command, name string) *cli.Command {
+	for _, c := range app.Commands {
+		if c.Name == name && !c.Hidden {
+			return c
+		}
+	}
+	return nil
+}
+
+// visibleCommands are the commands a user is shown (help aside).
+func visibleCommands(app *cli.Command) []*cli.Command {
+	var cs []*cli.Command
+	for _, c := range app.Commands {
+		if !c.Hidden && c.Name != "help" {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// Every command has its page, docs/COMMAND.md, listed in the guides' index, whose flag
+// section is generated (make docs) and current, and whose worked examples hold every
+// example the command's --help prints, verbatim: the help and the docs say the same.
+func TestEveryCommandHasItsPage(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	docs := filepath.Join("..", "..", "docs")
+	index, err := os.ReadFile(filepath.Join(docs, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range visibleCommands(app) {
+		page := filepath.Join(docs, c.Name+".md")
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Errorf("warmstat %s has no page: %v", c.Name, err)
+			continue
+		}
+		text := string(b)
+		if !strings.Contains(text, "<!-- flags:"+c.Name+" -->") {
+			t.Errorf("%s: no generated flag section (<!-- flags:%s --> … <!-- /flags -->)", page, c.Name)
+		}
+		if !strings.Contains(string(index), "("+c.Name+".md)") {
+			t.Errorf("docs/README.md does not link %s.md", c.Name)
+		}
+		examples := helpExamples(c)
+		if len(examples) == 0 {
+			t.Errorf("warmstat %s --help shows no example", c.Name)
+		}
+		flags := map[string]bool{}
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				flags[n] = true
+			}
+		}
+		for _, ex := range examples {
+			if !strings.HasPrefix(ex, "warmstat "+c.Name+" ") {
+				t.Errorf("warmstat %s --help: after its examples, a line that is not one: %s", c.Name, ex)
+			}
+			for _, tok := range strings.Fields(ex) {
+				if name, ok := strings.CutPrefix(tok, "--"); ok && !flags[name] {
+					t.Errorf("warmstat %s --help shows an example with a flag it does not have (--%s): %s", c.Name, name, ex)
+				}
+			}
+			if !strings.Contains(text, ex) {
+				t.Errorf("%s does not show the example warmstat %s --help prints: %s", page, c.Name, ex)
+			}
+		}
+	}
+	pages, err := filepath.Glob(filepath.Join(docs, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fillFlagBlocks(string(b), app)
+		if err != nil {
+			t.Errorf("%s: %v", page, err)
+			continue
+		}
+		if *update {
+			if got != string(b) {
+				if err := os.WriteFile(page, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
+		if got != string(b) {
+			t.Errorf("%s: its flag section is stale: make docs rewrites it from the commands' definitions", page)
+		}
+	}
+}
+
+// helpExamples are the command lines under "Examples:" in a command's description.
+func helpExamples(c *cli.Command) []string {
+	_, after, ok := strings.Cut(c.Description, "Examples:\n")
+	if !ok {
+		return nil
+	}
+	var ex []string
+	for _, line := range strings.Split(after, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		// the examples close the description: anything else after them is misplaced
+		ex = append(ex, line)
+	}
+	return ex
 }

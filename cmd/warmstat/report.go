@@ -29,7 +29,9 @@ func reportCommand() *cli.Command {
 			"wall/read/upsert seconds, load wall-clock, upsert (pure), source read, ingest = load - source read,\n" +
 			"throughputs, goLive measured apart, and TOTAL = load + goLive only when goLive completed.\n" +
 			"An unverified, mismatched or aborted run is flagged at the top.\n" +
-			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error.",
+			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error." +
+			examples("warmstat report runs/v2026.2.3/run-1",
+				"warmstat report --format md runs/v2026.2.3/run-1"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			quantilesFlag(),

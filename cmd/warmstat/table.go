@@ -24,7 +24,8 @@ func tableCommand() *cli.Command {
 			"interval [low, high] on the log scale, the same figures compare computes for that group.\n" +
 			"--format csv: one number per cell, units in the header, a group's interval ends in columns of their own.\n" +
 			"Columns: " + report.ColumnHelp + "\n" +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice.",
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice." +
+			examples("warmstat table --group runs/v2026.2.2 runs/v2026.2.3"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md | text | csv | json"},
 			&cli.StringFlag{Name: "columns", Usage: "comma-separated columns (default " + strings.Join(report.DefaultColumns, ",") + ")"},
