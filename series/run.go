@@ -160,7 +160,7 @@ func (s *State) recover(dir string) error {
 		if e.Status != Running {
 			continue
 		}
-		e.Status, e.Reason = Failed, "did not finish: the series was stopped or the machine went down while it ran"
+		e.Status, e.Reason = Interrupted, "did not finish: the series was stopped or the machine went down while it ran"
 		if e.Kind == Measured {
 			s.owe(e.Side)
 		}
@@ -270,6 +270,9 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		}
 		if runErr != nil {
 			ent.Status, ent.Reason = Failed, runErr.Error()
+			if ctx.Err() != nil { // the user stopped it: not the run's failure
+				ent.Status, ent.Reason = Interrupted, "interrupted before it finished: run again when the series resumes"
+			}
 			if kind == Measured {
 				s.owe(side)
 			}

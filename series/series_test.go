@@ -109,9 +109,13 @@ func TestSeriesResumes(t *testing.T) {
 	if _, err := Execute(ctx, c); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted series: %v", err)
 	}
-	// as after a killed process: mark the failed run as still running
 	st, _ := load(dir)
 	last := &st.Entries[len(st.Entries)-1]
+	// stopped by the user: recorded as such, not as the run's failure
+	if last.Status != Interrupted || !strings.Contains(last.Reason, "run again when the series resumes") {
+		t.Fatalf("the run Ctrl-C stopped: %+v", *last)
+	}
+	// as after a killed process: mark the stopped run as still running
 	last.Status, last.Reason, last.Excluded = Running, "", ""
 	st.Owed = nil
 	os.MkdirAll(filepath.Join(dir, last.Dir), 0o755) // what the killed load left
@@ -127,7 +131,7 @@ func TestSeriesResumes(t *testing.T) {
 		t.Fatalf("not finished: %+v", s.Outcome)
 	}
 	e := s.Entries[2]
-	if e.Status != Failed || !strings.Contains(e.Reason, "did not finish") || e.Excluded == "" {
+	if e.Status != Interrupted || !strings.Contains(e.Reason, "did not finish") || e.Excluded == "" {
 		t.Fatalf("the unfinished run: %+v", e)
 	}
 	if _, err := os.Stat(filepath.Join(dir, e.Excluded)); err != nil {

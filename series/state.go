@@ -83,11 +83,14 @@ type Build struct {
 
 // Run statuses.
 const (
-	Planned  = "planned"
-	Running  = "running"
-	Done     = "done"
-	Failed   = "failed"   // moved to excluded/, run again
-	Replaced = "replaced" // an outlier re-run on request, moved to replaced/
+	Planned = "planned"
+	Running = "running"
+	Done    = "done"
+	Failed  = "failed" // moved to excluded/, run again
+	// Interrupted: stopped by the user (Ctrl-C) before it finished; moved to excluded/
+	// and run again when the series resumes. Not a failure: it never stops a series.
+	Interrupted = "interrupted"
+	Replaced    = "replaced" // an outlier re-run on request, moved to replaced/
 )
 
 // Kinds of run.

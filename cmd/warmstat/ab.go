@@ -515,6 +515,8 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 	switch {
 	case e.Status == series.Failed:
 		line += "  FAILED: " + e.Reason + " (excluded, run again)"
+	case e.Status == series.Interrupted:
+		line += "  INTERRUPTED: excluded; run again when the series resumes (the same command)"
 	case e.Health != nil:
 		h := e.Health
 		line += fmt.Sprintf("  %s mean %s µs  load %s s  goLive %s s  TOTAL %s s", h.Collection, opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1))

@@ -285,7 +285,7 @@ func TestABSeries(t *testing.T) {
 		!strings.Contains(st, `"reason": "resolved"`) && !strings.Contains(st, `"reason": "max-runs"`) {
 		t.Fatalf("series.json:\n%s", st)
 	}
-	for _, want := range []string{"Product mean", "load avg", "series ", "runs of the series", "(failed): did not finish", "== warmstat compare", "== warmstat table --group", "compare.svg",
+	for _, want := range []string{"Product mean", "load avg", "series ", "runs of the series", "(interrupted): did not finish", "== warmstat compare", "== warmstat table --group", "compare.svg",
 		"look after 2 pairs", "within-pair noise", "run took", "machine time:", "outside the load and goLive", "95 % paired-t", "JIT cores"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
