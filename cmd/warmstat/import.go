@@ -26,7 +26,8 @@ func importCommand() *cli.Command {
 			"java on PATH: what load starts) as the harness's and its server's JVM — vendor, version and the collector\n" +
 			"it chooses; the writer's collector and version are read from --writer-gc-log when given (a version other\n" +
 			"than this java's is refused). Without it both are unknown.\n" +
-			"Exit codes: 0 imported, 1 the files are unusable or disagree (nothing written), 2 usage error." +
+			"Exit codes: 0 imported, 1 the files are unusable or disagree, or --out exists and is not empty (nothing written),\n" +
+			"2 usage error." +
 			examples("warmstat import --java results/run-1 --out runs/java/run-1 --server-heap 23g --build v2026.2.3"),
 		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
