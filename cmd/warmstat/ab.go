@@ -80,7 +80,7 @@ func seriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "writer-warm-up", Usage: "0 to 5: in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
 		&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 		&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},
-		&cli.IntFlag{Name: "warmup", Value: 0, Usage: "warm-up runs per side first, kept out of the analysis"},
+		&cli.IntFlag{Name: "warmup", Value: 0, Usage: "whole runs per side made first and kept out of the analysis (not --writer-warm-up, which warms each run's own writer before its measured load)"},
 		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
 		&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
 		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
@@ -560,7 +560,7 @@ func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
 		}
 		// the projection counts from the look: runs done since it are part of it, and
 		// the plan's maximum caps it
-		if rem := min(left, 2*(s.Plan.Warmup+s.Looks[n-1].Runs+most)-done); most > 0 && rem > 0 {
+		if rem := min(left, 2*(s.Plan.Warmup+s.Looks[n-1].Runs+most)-done); most > 0 && rem > 0 && rem < left {
 			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%s more), at most %s\n",
 				(per * time.Duration(rem)).Round(time.Second), report.Plural(rem, "run"), (per * time.Duration(max(0, left))).Round(time.Second))
 			return
@@ -657,6 +657,9 @@ func printLook(w io.Writer, s *series.State, l series.LookRecord) {
 			line += "  (" + g.Reason + ")"
 		case g.MoreRuns != nil:
 			line += fmt.Sprintf("  about %d more %s would resolve it", *g.MoreRuns, unit)
+			if l.Look.Method == analyze.Paired && l.Look.Pairs < 3 {
+				line += " (a rough guess: at 2 pairs the noise rests on one difference)"
+			}
 		case g.PlanRuns != nil:
 			line += fmt.Sprintf("  not resolvable within %d %s at this noise (a series of about %d %s would be)", s.Plan.MaxRuns, unit, *g.PlanRuns, unit)
 		default:
@@ -703,7 +706,8 @@ func nextStep(w io.Writer, st *series.State) {
 			line += fmt.Sprintf(": at its noise and the change seen (%s) a series of about %d %s would: start one (a new --out, --max-runs %d), or lower the noise first",
 				signedPct(g.DeltaPct), *g.PlanRuns, unit, *g.PlanRuns)
 		default:
-			line += fmt.Sprintf(": at its noise and the change seen (%s) not even 100 %s would: lower the noise first", signedPct(g.DeltaPct), unit)
+			line += fmt.Sprintf(": the change seen (%s) lies too close to the ±%g %% threshold for even 100 %s at this noise to decide it: lower the noise first, or take the bound above as the answer",
+				signedPct(g.DeltaPct), st.Plan.ThresholdPct, unit)
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -716,13 +720,10 @@ func nextStep(w io.Writer, st *series.State) {
 		tips = append(tips, "--replay takes the reader out of the load")
 	}
 	if !strings.Contains(st.Plan.Conditions, "writer-warm-up=") {
-		tips = append(tips, "--writer-warm-up 1 the JIT's compiling")
+		tips = append(tips, "--writer-warm-up 1 takes most of the JIT's compiling out of the measured load")
 	}
-	if len(tips) == 0 {
-		fmt.Fprintln(w, "  (this series already replays on a warm writer: the noise left is this machine's; make noise measures what other settings buy here)")
-		return
-	}
-	fmt.Fprintf(w, "  (lowering the noise: %s; make noise measures what each buys on this machine)\n", strings.Join(tips, ", "))
+	tips = append(tips, "a larger catalog (seed --scale) makes each run longer and steadier", "a quieter machine (each run line shows what else ran)")
+	fmt.Fprintf(w, "  (lowering the noise: %s; docs/measuring.md says what each bought where it was measured)\n", strings.Join(tips, "; "))
 }
 
 // printAnswer is, per gate, the series' (sequential) verdict in words: B against A with
