@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/warmstat/warmstat/internal/numfmt"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -233,16 +233,9 @@ func readable(v float64) string {
 	if math.Abs(v) < 1000 {
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
-	digits := strconv.FormatFloat(math.Round(math.Abs(v)), 'f', 0, 64)
-	var b strings.Builder
+	out := numfmt.Group(strconv.FormatFloat(math.Round(math.Abs(v)), 'f', 0, 64))
 	if v < 0 {
-		b.WriteByte('-')
+		return "-" + out
 	}
-	for i, c := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return out
 }

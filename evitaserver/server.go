@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/warmstat/warmstat/internal/cachedir"
 	"io"
 	"net"
 	"os"
@@ -380,21 +381,10 @@ func (s *Server) GCSince(from time.Duration) (GCSummary, error) {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// FetchDir is where `make evita` puts server versions: $WARMSTAT_CACHE/evita, by
-// default $XDG_CACHE_HOME/warmstat/evita or ~/.cache/warmstat/evita (scripts/fetch-evita.sh
-// uses the same rule).
+// FetchDir is where `make evita` puts server versions: evita/ in warmstat's cache
+// (internal/cachedir, the rule scripts/fetch-evita.sh follows too).
 func FetchDir() string {
-	cache := os.Getenv("WARMSTAT_CACHE")
-	if cache == "" {
-		// $XDG_CACHE_HOME or ~/.cache, as the fetch scripts have it
-		base, err := os.UserCacheDir()
-		if err != nil {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "warmstat")
-	}
-	return filepath.Join(cache, "evita")
+	return filepath.Join(cachedir.Root(), "evita")
 }
 
 // JVM describes the Java VM that ran a server.

@@ -3,6 +3,7 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"github.com/warmstat/warmstat/internal/cachedir"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,21 +26,10 @@ type Artifact struct {
 // ErrNotFetched: the profiler is not in the cache; make profiler fetches it.
 var ErrNotFetched = errors.New("async-profiler is not fetched")
 
-// FetchDir is where make profiler puts async-profiler: $WARMSTAT_CACHE/async-profiler,
-// by default ~/.cache/warmstat/async-profiler (scripts/fetch-profiler.sh uses the same
-// rule, as make evita does for servers).
+// FetchDir is where make profiler puts async-profiler: async-profiler/ in warmstat's
+// cache (internal/cachedir, the rule scripts/fetch-profiler.sh follows too).
 func FetchDir() string {
-	cache := os.Getenv("WARMSTAT_CACHE")
-	if cache == "" {
-		// $XDG_CACHE_HOME or ~/.cache, as the fetch scripts have it
-		base, err := os.UserCacheDir()
-		if err != nil {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "warmstat")
-	}
-	return filepath.Join(cache, "async-profiler")
+	return filepath.Join(cachedir.Root(), "async-profiler")
 }
 
 // platform is async-profiler's name for this machine (its native libraries exist for

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/warmstat/warmstat/internal/numfmt"
 )
 
 // Format is an output format.
@@ -46,23 +47,7 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // group inserts thousands separators into a non-negative integer string.
-func group(digits string) string {
-	if len(digits) <= 3 {
-		return digits
-	}
-	var b strings.Builder
-	pre := len(digits) % 3
-	if pre > 0 {
-		b.WriteString(digits[:pre])
-	}
-	for i := pre; i < len(digits); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(digits[i : i+3])
-	}
-	return b.String()
-}
+func group(digits string) string { return numfmt.Group(digits) }
 
 // Int formats an integer with grouping: 386,369.
 func Int(v int64) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/warmstat/warmstat/internal/cachedir"
 	"io"
 	"math"
 	"os"
@@ -44,7 +45,7 @@ func bisectCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "bisect directory (new, or a bisect to continue)", Required: true},
 			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "builds a commit's server, run with sh -c in its clone"},
 			&cli.StringFlag{Name: "server-jar-path", Value: evitaserver.CheckoutJar, Usage: "the server jar --build-cmd leaves, relative to the checkout"},
-			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: ~/.cache/warmstat/builds)"},
+			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: builds in warmstat's cache, $WARMSTAT_CACHE or ~/.cache/warmstat)"},
 			&cli.BoolFlag{Name: "rebuild-failed", Usage: "build again a commit whose build failed before (its failure is cached otherwise)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the result: text | md | json"},
 		}, seriesFlags()...),
@@ -96,10 +97,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	}
 	cache := cmd.String("build-cache")
 	if cache == "" {
-		if cache, err = os.UserCacheDir(); err != nil {
-			return fmt.Errorf("--build-cache: %w", err)
-		}
-		cache = filepath.Join(cache, "warmstat", "builds")
+		cache = filepath.Join(cachedir.Root(), "builds")
 	}
 	if err := writable(cache); err != nil {
 		return fmt.Errorf("--build-cache %s: %w", cache, err)
