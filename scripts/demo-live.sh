@@ -56,7 +56,7 @@ echo "== warmstat ab: A=$a B=$b, interleaved ABBA, at most ${DEMO_RUNS:-3} runs 
 $bin ab --pristine "$demo/pristine" --catalog shop --a "$a" --b "$b" --out "$demo/series" \
   --max-runs "${DEMO_RUNS:-3}" --server-heap "$heap" --reader-heap "$heap" $ab_flags
 echo
-echo "This demo's catalog is tiny (each load a few seconds, much of it the JIT compiling), so its runs vary by about ten percent and" \
-  "three pairs can only rule out large changes; a larger catalog is quieter (2.4 to 7 % within a pair at scale 0.02 on a 2-core machine: docs/measuring.md)."
+echo "Three pairs rule out only changes larger than the noise the answer above states; an A/A series (the same release as --a and --b)" \
+  "tells how much of that noise is the machine's and how much the two builds' (docs/measuring.md)."
 echo "Next, on your own build (the command is bin/warmstat): seed a larger catalog once (warmstat seed --pristine ~/ws/pristine --catalog shop --scale 0.02 $(seed_flag "$b")), then" \
   "run warmstat ab --pristine ~/ws/pristine --catalog shop --a $b --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch (docs/ab.md)."
