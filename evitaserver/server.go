@@ -95,6 +95,10 @@ func (c Config) jvmOptions(gcLog string) []string {
 	opts := []string{"-Xms" + heap, "-Xmx" + heap,
 		"-Xlog:gc*:file=" + gcLog + ":time,uptime,level,tags:filecount=5,filesize=100M",
 		"-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + filepath.Dir(gcLog),
+		// the JVM's temporary files (evitaDB's native brotli library unpacks itself there on
+		// every boot) go into its own data directory, which is removed with it, never into
+		// the machine's temporary directory
+		"-Djava.io.tmpdir=" + c.tmpDir(),
 		// the JVM's identity and its ergonomic flags (chosen GC) go into the server log
 		"-XshowSettings:properties", "-XX:+PrintCommandLineFlags"}
 	for _, p := range []string{"jdk.internal.misc", "java.lang", "java.lang.invoke", "java.math", "java.util"} {
@@ -105,6 +109,9 @@ func (c Config) jvmOptions(gcLog string) []string {
 	}
 	return append(opts, c.JVMOptions...)
 }
+
+// tmpDir is the JVM's temporary directory, inside its data directory.
+func (c Config) tmpDir() string { return filepath.Join(c.DataDir, "tmp") }
 
 // ClassArchive is the class-data archive the JVM was started with ("" if none).
 func (s *Server) ClassArchive() string { return s.archive }
@@ -208,6 +215,9 @@ func start(ctx context.Context, c Config, m Machine, id Identity) (s *Server, er
 		}
 	}()
 	if err := PrepareDataDir(c.DataDir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(c.tmpDir(), 0o755); err != nil {
 		return nil, err
 	}
 	for name, from := range c.Catalogs {

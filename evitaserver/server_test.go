@@ -54,6 +54,12 @@ func TestStartStopRealServer(t *testing.T) {
 	if d := p1.Since(evitaserver.ProcSample{}); d.CPU[evitaserver.ThreadsJIT] <= 0 || d.CPU[evitaserver.ThreadsGC] <= 0 || d.MinorFaults <= 0 {
 		t.Fatalf("a booted JVM's CPU by thread group: %+v (read in %s)", d, p1.ReadCost)
 	}
+	// the JVM's temporary files are its own: evitaDB's native brotli library unpacks into
+	// the data directory's tmp/, not into the machine's temporary directory
+	if brotli, _ := filepath.Glob(filepath.Join(s.DataDir, "tmp", "com_aayushatharva_brotli4j_*")); len(brotli) == 0 {
+		entries, _ := os.ReadDir(filepath.Join(s.DataDir, "tmp"))
+		t.Fatalf("no brotli4j directory in the server's own tmp/ (%v): it went elsewhere", entries)
+	}
 	pid := s.Pid()
 	if err := s.Stop(30 * time.Second); err != nil {
 		t.Fatalf("graceful stop: %v", err)

@@ -16,8 +16,19 @@ import (
 // folded stacks given (counts; cpu mode at 1 ms), and returns its upserts.
 func profiledRun(t *testing.T, dir, label string, seed uint64, load, golive string) int64 {
 	t.Helper()
-	wp := &runfmt.WriterProfile{Profiler: runfmt.ProfilerAsync, Version: "4.2", Mode: "cpu", Event: "cpu", Engine: "perf_events",
+	return profiledRunMode(t, "cpu", dir, label, seed, load, golive)
+}
+
+// profiledRunMode is profiledRun in a profiler mode: cpu (counts of 1 ms) or alloc
+// (counts of bytes, one sample each).
+func profiledRunMode(t *testing.T, mode, dir, label string, seed uint64, load, golive string) int64 {
+	t.Helper()
+	wp := &runfmt.WriterProfile{Profiler: runfmt.ProfilerAsync, Version: "4.2", Mode: mode, Event: "cpu", Engine: "perf_events",
 		Interval: 1e6, IntervalUnit: runfmt.UnitNanoseconds}
+	unit := "nanoseconds"
+	if mode == "alloc" {
+		wp.Event, wp.Engine, wp.Interval, wp.IntervalUnit, unit = "alloc", "", 512<<10, runfmt.UnitBytes, "bytes"
+	}
 	m, err := synthrun.Write(dir, synthrun.Spec{Label: label, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
@@ -29,14 +40,14 @@ func profiledRun(t *testing.T, dir, label string, seed uint64, load, golive stri
 		if err := os.WriteFile(col, []byte(stacks), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, n, v, err := buildPprof(col, col, kindOf("cpu"), 1e6, phase)
+		p, n, v, err := buildPprof(col, col, kindOf(mode), wp.Interval, phase)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := writePprof(filepath.Join(dir, ProfileDir, phase+".pb.gz"), p); err != nil {
 			t.Fatal(err)
 		}
-		wp.Phases = append(wp.Phases, runfmt.ProfilePhase{Name: phase, Samples: n, Value: v, ValueUnit: "nanoseconds",
+		wp.Phases = append(wp.Phases, runfmt.ProfilePhase{Name: phase, Samples: n, Value: v, ValueUnit: unit,
 			Pprof: ProfileDir + "/" + phase + ".pb.gz", Collapsed: ProfileDir + "/" + phase + ".collapsed"})
 	}
 	m.WriterProfile = wp
@@ -76,14 +87,19 @@ func TestCollapsedToPprof(t *testing.T) {
 // Generated class names lose what differs from JVM to JVM.
 func TestGeneratedNamesNormalised(t *testing.T) {
 	for in, want := range map[string]string{
-		"com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda$1012.apply":                "com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda.apply",
-		"a.B$$Lambda$77/0x0000000800c4b440.run":                                                      "a.B$$Lambda.run",
-		"a.B$$Lambda/0x00007f0a1c0d2a48.accept":                                                      "a.B$$Lambda.accept",
-		"jdk.internal.reflect.GeneratedMethodAccessor123.invoke":                                     "jdk.internal.reflect.GeneratedMethodAccessor.invoke",
-		"com.sun.proxy.$Proxy42.get":                                                                 "com.sun.proxy.$Proxy.get",
-		"java.lang.invoke.LambdaForm$MH/0x0000000800d0c800.invoke":                                   "java.lang.invoke.LambdaForm$MH.invoke",
-		"io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches": "io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches",
-		"/usr/lib/x86_64-linux-gnu/libz.so.1.2.13":                                                   "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13",
+		"com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda$1012.apply":                                 "com.linecorp.armeria.common.stream.DeferredStreamMessage$$Lambda.apply",
+		"a.B$$Lambda$77/0x0000000800c4b440.run":                                                                       "a.B$$Lambda.run",
+		"a.B$$Lambda/0x00007f0a1c0d2a48.accept":                                                                       "a.B$$Lambda.accept",
+		"jdk.internal.reflect.GeneratedMethodAccessor123.invoke":                                                      "jdk.internal.reflect.GeneratedMethodAccessor.invoke",
+		"com.sun.proxy.$Proxy42.get":                                                                                  "com.sun.proxy.$Proxy.get",
+		"java.lang.invoke.LambdaForm$MH/0x0000000800d0c800.invoke":                                                    "java.lang.invoke.LambdaForm$MH.invoke",
+		"io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches":                  "io.evitadb.store.offsetIndex.OffsetIndex$VolatileValues.getNonFlushedValueIfVersionMatches",
+		"/usr/lib/x86_64-linux-gnu/libz.so.1.2.13":                                                                    "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13",
+		"io.evitadb.index.mutation.local.EntityIndexLocalMutationExecutor.lambda$deferFacetExpressionReEvaluation$29": "io.evitadb.index.mutation.local.EntityIndexLocalMutationExecutor.lambda$deferFacetExpressionReEvaluation",
+		"a.B.lambda$static$3":                  "a.B.lambda$static",
+		"a.B.lambda$new$0":                     "a.B.lambda$new",
+		"a.B$Inner.lambda$run$12":              "a.B$Inner.lambda$run",
+		"a.B$$Lambda$9/0x0000000800c4b440.run": "a.B$$Lambda.run",
 	} {
 		if got, _ := frameName(in + "_[j]"); got != want {
 			t.Errorf("%s -> %s, want %s", in, got, want)

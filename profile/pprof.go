@@ -49,9 +49,12 @@ func frameName(f string) (string, bool) {
 	return normalizeName(annotation.ReplaceAllString(f, "")), kernel
 }
 
-// generated are the parts of generated class names that differ from JVM to JVM
-// (lambda and proxy numbers, hidden-class addresses): without them the same code has
-// the same name in every run, so two builds' profiles line up.
+// generated are the parts of generated names that differ from JVM to JVM (lambda and
+// proxy numbers, hidden-class addresses) or from build to build (javac's lambda$m$N
+// numbers shift when a class gains or loses a lambda): without them the same code has
+// the same name in every run, so two builds' profiles line up. Two lambdas of one
+// method become one frame, which a build-to-build diff can afford; a renamed frame
+// reads as one vanishing and another appearing, which it cannot.
 var generated = []struct {
 	re   *regexp.Regexp
 	with string
@@ -59,6 +62,7 @@ var generated = []struct {
 	{regexp.MustCompile(`\$\$Lambda\$?[0-9]*(/0x[0-9a-f]+)?`), "$$$$Lambda"},
 	{regexp.MustCompile(`(GeneratedMethodAccessor|GeneratedConstructorAccessor|\$Proxy)[0-9]+`), "$1"},
 	{regexp.MustCompile(`/0x[0-9a-f]+`), ""},
+	{regexp.MustCompile(`(lambda\$[A-Za-z0-9_<>]+)\$[0-9]+`), "$1"},
 }
 
 func normalizeName(n string) string {

@@ -1,12 +1,17 @@
 package profile_test
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +127,98 @@ func TestWriterProfilesOnRealServer(t *testing.T) {
 				}
 			}
 		})
+	}
+	t.Run("fidelity", func(t *testing.T) {
+		checkFidelityOfRealRuns(t, filepath.Join(tmp, "runs", "cpu"), filepath.Join(tmp, "runs", "alloc"))
+	})
+}
+
+// stackShare reads a run's folded load stacks (values: cpu samples or allocated bytes)
+// and returns the share, in percent, of those whose frames (root first, compilation
+// annotations dropped) satisfy pick: a fidelity figure computed apart, from the
+// profiler's own output.
+func stackShare(t *testing.T, run string, pick func(frames []string) bool) float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(run, profile.ProfileDir, "load.collapsed.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all, hit int64
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i <= 0 {
+			t.Fatalf("%q: not a folded stack", line)
+		}
+		n, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		all += n
+		frames := strings.Split(line[:i], ";")
+		for k, fr := range frames {
+			if j := strings.LastIndex(fr, "_["); j > 0 && strings.HasSuffix(fr, "]") {
+				frames[k] = fr[:j]
+			}
+		}
+		if pick(frames) {
+			hit += n
+		}
+	}
+	if all == 0 {
+		t.Fatalf("%s: no samples", run)
+	}
+	return 100 * float64(hit) / float64(all)
+}
+
+// The fidelity report of real profiled runs: with a cpu and an alloc run, every main
+// entry of the production reference is measured; and on entries that a small load
+// surely exercises, the report's shares are those of the profiler's own stacks.
+func checkFidelityOfRealRuns(t *testing.T, cpuRun, allocRun string) {
+	ref, err := profile.LoadReference(profile.DefaultReference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := profile.FidelityReport(ref, profile.DefaultWithin, 3, cpuRun, allocRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Summary.MainMeasured != f.Summary.Main || f.Summary.Main != 7 || len(f.Runs) != 2 {
+		t.Fatalf("summary %+v, runs %+v", f.Summary, f.Runs)
+	}
+	t.Log(f.Line())
+	refFile := filepath.Join(t.TempDir(), "small.ref")
+	os.WriteFile(refFile, []byte("warmstat-fidelity-reference 1\nname small\n"+
+		"entry leaf-getNode cpu self 5 main java.util.HashMap.getNode | test\n"+
+		"entry evitadb cpu total 50 main io.evitadb.* | test\n"+
+		"entry bytes alloc self 10 main byte[] | test\n"), 0o644)
+	if ref, err = profile.LoadReference(refFile); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = profile.FidelityReport(ref, profile.DefaultWithin, 0, cpuRun, allocRun); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"leaf-getNode": stackShare(t, cpuRun, func(fr []string) bool { return fr[len(fr)-1] == "java.util.HashMap.getNode" }),
+		"evitadb": stackShare(t, cpuRun, func(fr []string) bool {
+			return slices.ContainsFunc(fr, func(s string) bool { return strings.HasPrefix(s, "io.evitadb.") })
+		}),
+		"bytes": stackShare(t, allocRun, func(fr []string) bool { return fr[len(fr)-1] == "byte[]" }),
+	}
+	for _, e := range f.Entries {
+		if e.RunShare == nil || math.Abs(*e.RunShare-want[e.ID]) > 1e-6 {
+			t.Errorf("%s: the report says %v %%, the profiler's stacks %v %%", e.ID, e.RunShare, want[e.ID])
+		}
+	}
+	if want["evitadb"] < 10 || want["bytes"] == 0 {
+		t.Errorf("a real load whose writer's stacks hold %.1f %% evitaDB frames and %.1f %% byte[] allocation", want["evitadb"], want["bytes"])
 	}
 }
 

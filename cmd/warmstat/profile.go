@@ -73,7 +73,7 @@ func profileCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "profile",
 		Usage:     "the writer's hottest frames by phase (load, goLive), or which frames grew or shrank between two builds",
-		ArgsUsage: "RUN | --diff A B",
+		ArgsUsage: "RUN | --diff A B | --fidelity RUN...",
 		Description: "warmstat profile RUN: the N hottest frames of a profiled run (load --writer-profile), by self value\n" +
 			"(the frame's own code) and total value (with what it called), for the load and goLive apart.\n" +
 			"warmstat profile --diff A B: A and B are each a run or a directory of runs of one build; every frame's value\n" +
@@ -82,11 +82,22 @@ func profileCommand() *cli.Command {
 			"Profiles taken with different profilers, events or intervals are not compared (exit 3).\n" +
 			"Each run's profile/ also holds an interactive flame graph (HTML) and a pprof file per phase:\n" +
 			"go tool pprof -http=: RUN/profile/load.pb.gz\n" +
+			"warmstat profile --fidelity RUN...: how faithful the workload is — the writer's load-window samples held\n" +
+			"against a reference profile (--reference: the built-in production-2026.2.2, evitaDB's published profile of\n" +
+			"production's write path, or a reference file): per entry the run's share, the reference's and their ratio,\n" +
+			"then how many main entries lie within --within of the reference. Give a cpu-profiled run for the cpu entries and\n" +
+			"an alloc-profiled one for the allocation entries (runs of one event are pooled).\n" +
 			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused." +
 			examples("warmstat profile runs/v2026.2.3/run-1",
-				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3"),
+				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3",
+				"warmstat profile --fidelity runs/v2026.2.2-cpu/run-1 runs/v2026.2.2-alloc/run-1"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: A B"},
+			&cli.BoolFlag{Name: "fidelity", Usage: "hold the runs' writer profiles against a reference profile: RUN..."},
+			&cli.StringFlag{Name: "reference", Value: profile.DefaultReference, Usage: "with --fidelity: a built-in reference (" +
+				strings.Join(profile.BuiltinReferences(), ", ") + ") or a reference file"},
+			&cli.IntFlag{Name: "callers", Usage: "with --fidelity: list each entry's N largest call paths (why its share is what it is)"},
+			&cli.FloatFlag{Name: "within", Value: profile.DefaultWithin, Usage: "with --fidelity: the factor a main entry may differ from the reference by and count as faithful"},
 			&cli.IntFlag{Name: "top", Value: 20, Usage: "frames listed per table"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 		},
@@ -100,7 +111,7 @@ func profileCommand() *cli.Command {
 			var ref *profile.Refusal
 			switch {
 			case errors.As(err, &oe):
-				return usageError(cmd, "--top: %v", oe)
+				return usageError(cmd, "--%s: %v", strings.ToLower(oe.Option), oe)
 			case errors.As(err, &ref):
 				return withCode(exitRefused, err)
 			case errors.Is(err, profile.ErrNotProfiled):
@@ -113,6 +124,31 @@ func profileCommand() *cli.Command {
 
 func runProfile(cmd *cli.Command, f report.Format) error {
 	out := cmd.Root().Writer
+	if cmd.Bool("fidelity") {
+		if cmd.Bool("diff") {
+			return usageError(cmd, "--fidelity and --diff: one at a time")
+		}
+		if cmd.Args().Len() == 0 {
+			return usageError(cmd, "profile --fidelity needs one or more RUN directories (or directories of runs)")
+		}
+		ref, err := profile.LoadReference(cmd.String("reference"))
+		if err != nil {
+			return err
+		}
+		if cmd.Int("callers") < 0 {
+			return usageError(cmd, "--callers %d: a count, 0 or more", cmd.Int("callers"))
+		}
+		fd, err := profile.FidelityReport(ref, cmd.Float("within"), cmd.Int("callers"), cmd.Args().Slice()...)
+		if err != nil {
+			return err
+		}
+		return report.WriteFidelity(out, fd, f)
+	}
+	for _, fl := range []string{"reference", "within", "callers"} {
+		if cmd.IsSet(fl) {
+			return usageError(cmd, "--%s needs --fidelity", fl)
+		}
+	}
 	if cmd.Bool("diff") {
 		if cmd.Args().Len() != 2 {
 			return usageError(cmd, "profile --diff needs two arguments, A and B (got %d)", cmd.Args().Len())

@@ -94,6 +94,33 @@ func TestProfileTwoRealBuilds(t *testing.T) {
 	if out, _, code = runCLI(t, "profile", "--diff", "runs/a", "runs/b"); code != 0 || !strings.Contains(out, "largest changes by self") || !strings.Contains(out, "share of change") {
 		t.Fatalf("profile --diff text: %d\n%s", code, out)
 	}
+	// how faithful the workload is: a cpu profile measures the cpu entries, the alloc ones are named as missing
+	out, stderr, code = runCLI(t, "profile", "--fidelity", "--callers", "2", "runs/a")
+	if code != 0 || !strings.Contains(out, "against production-2026.2.2") || !strings.Contains(out, "getReference") ||
+		!strings.Contains(out, "not measured") || !strings.Contains(out, "(2 not measured: no alloc profile given)") ||
+		!strings.Contains(out, "where each entry's samples come from") || !strings.Contains(out, "writer GC over runs/a") {
+		t.Fatalf("profile --fidelity: %d\n%s\n%s", code, out, stderr)
+	}
+	if out, _, code = runCLI(t, "profile", "--fidelity", "--format", "md", "runs/a", "runs/b"); code != 0 || !strings.Contains(out, "| entry | class |") ||
+		!strings.Contains(out, "**") {
+		t.Fatalf("profile --fidelity --format md: %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "profile", "--fidelity", "--format", "json", "runs/a")
+	var fd struct {
+		Schema  string
+		Line    string
+		Entries []struct {
+			ID       string
+			RunShare *float64 `json:"run_share_pct"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &fd); code != 0 || err != nil || fd.Schema != "warmstat.fidelity/v1" || fd.Entries[0].ID != "getReference" ||
+		fd.Entries[0].RunShare == nil || *fd.Entries[0].RunShare == 15.36 || !strings.Contains(fd.Line, "of 7 main entries") {
+		t.Fatalf("profile --fidelity --format json: %d %v\n%s", code, err, out)
+	}
+	if _, stderr, code = runCLI(t, "profile", "--fidelity", "runs/u"); code != 1 || !strings.Contains(stderr, "runs/u") || !strings.Contains(stderr, "--writer-profile") {
+		t.Fatalf("profile --fidelity of an unprofiled run: %d %s", code, stderr)
+	}
 	// profiled runs say so; an unprofiled run is refused against them
 	if out, _, _ = runCLI(t, "report", "runs/a"); !strings.Contains(out, "writer PROFILED: async-profiler cpu") || !strings.Contains(out, "profile/load.html") {
 		t.Fatalf("report:\n%s", out)
@@ -143,6 +170,12 @@ func TestProfileUsageErrors(t *testing.T) {
 		{[]string{"profile", "--diff", "a"}, "needs two arguments"},
 		{[]string{"profile", "--top", "0", "x"}, "--top"},
 		{[]string{"profile", "--format", "csv", "x"}, "--format"},
+		{[]string{"profile", "--fidelity"}, "needs one or more RUN"},
+		{[]string{"profile", "--fidelity", "--diff", "a", "b"}, "one at a time"},
+		{[]string{"profile", "--reference", "x", "r"}, "--reference needs --fidelity"},
+		{[]string{"profile", "--callers", "2", "r"}, "--callers needs --fidelity"},
+		{[]string{"profile", "--fidelity", "--callers", "-1", "r"}, "--callers -1"},
+		{[]string{"profile", "--fidelity", "--within", "1", "r"}, "--within"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		want := 2

@@ -1,0 +1,318 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/pprof/profile"
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+// DefaultWithin is the factor a main entry's share may differ from the reference's
+// and still count as faithful.
+const DefaultWithin = 1.5
+
+// Fidelity is a workload's writer profile held against a reference profile: for each
+// reference entry, the run's share of the same samples beside the reference's.
+//
+// "Write-path CPU" (or allocation) is every sample of the writer JVM in the load
+// window — all its threads, the collector's, the JIT compiler's and the kernel's on its
+// behalf — as the published production shares are of the writer JVM's samples. A
+// remote run's writer is the server (its gRPC transport included, as production's
+// was); an embedded run's writer is warmstat's embedded program, whose decoding of
+// the workload replaces the transport. goLive is another code path and is left out.
+type Fidelity struct {
+	Reference *Reference     `json:"reference"`
+	Within    float64        `json:"within"`
+	Runs      []FidelityRun  `json:"runs"`
+	Entries   []FidelityRow  `json:"entries"`
+	Summary   FidelitySumm   `json:"summary"`
+	GC        []FidelityGC   `json:"gc,omitempty"`
+	Events    map[string]int `json:"-"`
+}
+
+// FidelityRun is one run whose load-window samples the report uses.
+type FidelityRun struct {
+	Dir      string `json:"dir"`
+	Build    string `json:"build"`
+	Event    string `json:"event"` // cpu | alloc
+	Profile  string `json:"profile"`
+	Entities int64  `json:"entities"`
+	Samples  int64  `json:"samples"`
+}
+
+// FidelityRow is one reference entry against the runs.
+type FidelityRow struct {
+	RefEntry
+	// RunShare is the runs' share in percent; nil when no run was profiled for Event.
+	RunShare *float64 `json:"run_share_pct"`
+	// Ratio is RunShare / Share; nil without a run share.
+	Ratio *float64 `json:"ratio"`
+	// Faithful: Ratio within [1/Within, Within].
+	Faithful *bool `json:"faithful"`
+	// Callers are where the entry's samples come from: the frames above its frame,
+	// nearest first, with their share of all samples (the largest, when asked for).
+	Callers []Caller `json:"callers,omitempty"`
+}
+
+// Caller is one call path into an entry's frames and its share of all samples.
+type Caller struct {
+	Path     string  `json:"path"` // caller ← its caller ← …, as Class.method
+	SharePct float64 `json:"share_pct"`
+}
+
+// CallerDepth is how many frames above an entry's frame a caller path names.
+const CallerDepth = 3
+
+// FidelitySumm is the report in one line's worth of numbers.
+type FidelitySumm struct {
+	Main         int      `json:"main"`          // main entries in the reference
+	MainMeasured int      `json:"main_measured"` // of them, with a run share
+	MainFaithful int      `json:"main_faithful"` // of them, within the factor
+	GeoMeanRatio *float64 `json:"geo_mean_ratio"`
+	Worst        string   `json:"worst,omitempty"` // the main entry furthest from 1×
+	WorstRatio   *float64 `json:"worst_ratio"`
+	Missing      []string `json:"missing_events,omitempty"` // events the reference needs that no run gave
+}
+
+// FidelityGC is a run's writer collector over the run, for the reader to set beside
+// production's (no full collection, 0.38 % of the wall in pauses).
+type FidelityGC struct {
+	Dir         string  `json:"dir"`
+	FullPauses  *int64  `json:"full_pauses"`
+	PauseWallPc float64 `json:"pause_share_of_wall_pct"`
+}
+
+// eventOf is the reference event a profile mode's samples measure.
+func eventOf(mode string) string {
+	switch mode {
+	case "cpu", "alloc":
+		return mode
+	}
+	return ""
+}
+
+// FidelityReport holds the load-window samples of the runs at paths (each a run or a
+// directory of runs; cpu and alloc profiles may be mixed, each entry uses the runs of
+// its event, pooled) against ref.
+//
+// With callers > 0 each measured entry lists its callers: the largest call paths into
+// its frames (CallerDepth frames above the frame matched), which say why a share is
+// what it is.
+func FidelityReport(ref *Reference, within float64, callers int, paths ...string) (*Fidelity, error) {
+	if !(within > 1) {
+		return nil, &OptionError{"Within", fmt.Sprintf("within %g: a factor above 1", within)}
+	}
+	if len(paths) == 0 {
+		return nil, &OptionError{"Runs", "no run given"}
+	}
+	f := &Fidelity{Reference: ref, Within: within}
+	type pooled struct {
+		all     int64
+		hit     []int64            // per entry
+		callers []map[string]int64 // per entry: path -> value
+	}
+	byEvent := map[string]*pooled{}
+	for _, p := range paths {
+		dirs, _, err := runfmt.RunDirs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", p, err)
+		}
+		if len(dirs) == 0 {
+			return nil, fmt.Errorf("%s: no runs", p)
+		}
+		for _, d := range dirs {
+			r, err := OpenRun(d)
+			if err != nil {
+				return nil, err
+			}
+			if r.Manifest.ExitCode == 1 {
+				return nil, fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
+			}
+			w := r.Manifest.WriterProfile
+			ev := eventOf(w.Mode)
+			if ev == "" {
+				return nil, &Refusal{fmt.Sprintf("run %s was profiled in %s mode; a fidelity reference holds cpu and alloc shares", d, w.Mode)}
+			}
+			load, ok := r.Phases[runfmt.PhaseLoad]
+			if !ok {
+				return nil, fmt.Errorf("run %s: its writer profile has no load phase", d)
+			}
+			pl := byEvent[ev]
+			if pl == nil {
+				pl = &pooled{hit: make([]int64, len(ref.Entries)), callers: make([]map[string]int64, len(ref.Entries))}
+				for i := range pl.callers {
+					pl.callers[i] = map[string]int64{}
+				}
+				byEvent[ev] = pl
+			}
+			all, samples := shares(load, ref, ev, pl.hit, pl.callers)
+			pl.all += all
+			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
+				Entities: r.Manifest.Entities, Samples: samples})
+			if gc := r.Manifest.WriterGC; gc != nil {
+				f.GC = append(f.GC, FidelityGC{Dir: d, FullPauses: gc.FullPauses, PauseWallPc: gc.ShareOfWallPc})
+			}
+		}
+	}
+	f.Events = map[string]int{}
+	logSum, n := 0.0, 0
+	for i, e := range ref.Entries {
+		row := FidelityRow{RefEntry: e}
+		if pl, ok := byEvent[e.Event]; ok && pl.all > 0 {
+			s := 100 * float64(pl.hit[i]) / float64(pl.all)
+			ratio := s / e.Share
+			ok := ratio >= 1/within && ratio <= within
+			row.RunShare, row.Ratio, row.Faithful = &s, &ratio, &ok
+			row.Callers = topCallers(pl.callers[i], pl.all, callers)
+		}
+		if e.Main {
+			f.Summary.Main++
+			f.Events[e.Event]++
+			if row.Ratio != nil {
+				f.Summary.MainMeasured++
+				if *row.Faithful {
+					f.Summary.MainFaithful++
+				}
+				// a share of zero is infinitely far; count it as far as the profile's resolution allows
+				l := math.Log(max(*row.Ratio, 1e-3))
+				logSum += l
+				n++
+				if f.Summary.WorstRatio == nil || math.Abs(l) > math.Abs(math.Log(max(*f.Summary.WorstRatio, 1e-3))) {
+					r := *row.Ratio
+					f.Summary.Worst, f.Summary.WorstRatio = e.ID, &r
+				}
+			} else if !slices.Contains(f.Summary.Missing, e.Event) {
+				f.Summary.Missing = append(f.Summary.Missing, e.Event)
+			}
+		}
+		f.Entries = append(f.Entries, row)
+	}
+	if n > 0 {
+		g := math.Exp(logSum / float64(n))
+		f.Summary.GeoMeanRatio = &g
+	}
+	return f, nil
+}
+
+// shares adds, for each entry of ref measuring event ev, the value of p's samples the
+// entry's frames take (hit[i]) and by which call path (callers[i]), and returns p's
+// whole value and its sample count. Each function's match against each entry is
+// decided once.
+func shares(p *profile.Profile, ref *Reference, ev string, hit []int64, callers []map[string]int64) (all, samples int64) {
+	vi := len(p.SampleType) - 1
+	memo := map[*profile.Function][]bool{}
+	match := func(fn *profile.Function) []bool {
+		if m, ok := memo[fn]; ok {
+			return m
+		}
+		name := "?"
+		if fn != nil {
+			name = normalizeName(fn.Name)
+		}
+		m := make([]bool, len(ref.Entries))
+		for i, e := range ref.Entries {
+			m[i] = e.Event == ev && matches(e.Frames, name)
+		}
+		memo[fn] = m
+		return m
+	}
+	seen := make([]bool, len(ref.Entries))
+	var stack []*profile.Function // leaf first, inlined frames included
+	for _, smp := range p.Sample {
+		v := smp.Value[vi]
+		all += v
+		if len(smp.Value) > 1 {
+			samples += smp.Value[0]
+		}
+		clear(seen)
+		stack = stack[:0]
+		for _, loc := range smp.Location {
+			for _, ln := range loc.Line {
+				stack = append(stack, ln.Function)
+			}
+		}
+		for k, fn := range stack {
+			m := match(fn)
+			for i, e := range ref.Entries {
+				if !m[i] || seen[i] || (e.Measure == MeasureSelf && k > 0) {
+					continue
+				}
+				seen[i] = true
+				hit[i] += v
+				// the callers of the innermost matching frame, above the entry's own frames
+				up := k + 1
+				for up < len(stack) && match(stack[up])[i] {
+					up++
+				}
+				callers[i][callerPath(stack[up:min(up+CallerDepth, len(stack))])] += v
+			}
+		}
+	}
+	return all, samples
+}
+
+// callerPath names frames nearest first as Class.method.
+func callerPath(fns []*profile.Function) string {
+	if len(fns) == 0 {
+		return "(root)"
+	}
+	parts := make([]string, len(fns))
+	for i, fn := range fns {
+		name := "?"
+		if fn != nil {
+			name = shortName(normalizeName(fn.Name))
+		}
+		parts[i] = name
+	}
+	return strings.Join(parts, " ← ")
+}
+
+// shortName drops a Java frame's package: io.evitadb.x.Y.m becomes Y.m.
+func shortName(name string) string {
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return name
+	}
+	if pkg := strings.LastIndexByte(name[:dot], '.'); pkg >= 0 {
+		return name[pkg+1:]
+	}
+	return name
+}
+
+// topCallers are the n largest call paths, with their shares of all.
+func topCallers(paths map[string]int64, all int64, n int) []Caller {
+	if n <= 0 || all == 0 {
+		return nil
+	}
+	var out []Caller
+	for p, v := range paths {
+		out = append(out, Caller{Path: p, SharePct: 100 * float64(v) / float64(all)})
+	}
+	slices.SortFunc(out, func(a, b Caller) int {
+		if a.SharePct != b.SharePct {
+			if a.SharePct > b.SharePct {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return out[:min(n, len(out))]
+}
+
+// Line is the report in one sentence.
+func (f *Fidelity) Line() string {
+	s := f.Summary
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d main entries within ×%g of %s", s.MainFaithful, s.Main, f.Within, f.Reference.Name)
+	if s.MainMeasured < s.Main {
+		fmt.Fprintf(&b, " (%d not measured: no %s profile given)", s.Main-s.MainMeasured, strings.Join(s.Missing, " or "))
+	}
+	if s.GeoMeanRatio != nil {
+		fmt.Fprintf(&b, "; geometric mean of the ratios ×%.2f, furthest %s at ×%.2f", *s.GeoMeanRatio, s.Worst, *s.WorstRatio)
+	}
+	return b.String()
+}

@@ -1,0 +1,198 @@
+package profile
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warmstat/warmstat/runfmt"
+)
+
+const testReference = `# a test reference
+warmstat-fidelity-reference 1
+name test-ref
+about shares chosen for the test
+entry get     cpu   total 20   main  Schema.get | made up
+entry leaf    cpu   self  10   main  java.util.HashMap.getNode | made up
+entry group   cpu   total 50   minor Schema.get,Verifier.* | made up
+entry inner   cpu   total 5    main  IntMap$* | made up
+entry key     alloc self  40   main  *$Key | made up
+entry nothere alloc total 10   minor Absent.frame | made up
+`
+
+func parseRef(t *testing.T, text string) *Reference {
+	t.Helper()
+	r, err := ParseReference(strings.NewReader(text), "test.ref")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A malformed reference is refused with its file, line and field.
+func TestReferenceParsedStrictly(t *testing.T) {
+	r := parseRef(t, testReference)
+	if r.Name != "test-ref" || len(r.Entries) != 6 || r.Entries[2].Frames[1] != "Verifier.*" || !r.Entries[0].Main || r.Entries[2].Main ||
+		r.Entries[4].Event != "alloc" || r.Entries[1].Measure != MeasureSelf || r.Entries[0].Line != 5 {
+		t.Fatalf("parsed %+v", r)
+	}
+	head := "warmstat-fidelity-reference 1\nname x\n"
+	for _, c := range []struct{ text, want string }{
+		{"", "test.ref: field format: empty"},
+		{"name x\n", "test.ref:1: field format: not a fidelity reference"},
+		{"warmstat-fidelity-reference 2\n", "test.ref:1: field format: version 2 is newer than this warmstat reads (1)"},
+		{"warmstat-fidelity-reference one\n", "test.ref:1: field format: version \"one\""},
+		{head, "test.ref: field entry: no entries"},
+		{"warmstat-fidelity-reference 1\nentry a cpu self 1 main f | s\n", "test.ref: field name: missing"},
+		{head + "entry a cpu self 1 main f\n", "test.ref:3: field source: missing"},
+		{head + "entry a cpu self 1 main f |  \n", "test.ref:3: field source: missing"},
+		{head + "entry a gpu self 1 main f | s\n", "test.ref:3: field event: \"gpu\""},
+		{head + "entry a cpu all 1 main f | s\n", "test.ref:3: field measure: \"all\""},
+		{head + "entry a cpu self -1 main f | s\n", "test.ref:3: field share: \"-1\""},
+		{head + "entry a cpu self 101 main f | s\n", "test.ref:3: field share: \"101\""},
+		{head + "entry a cpu self x main f | s\n", "test.ref:3: field share"},
+		{head + "entry a cpu self 1 major f | s\n", "test.ref:3: field class: \"major\""},
+		{head + "entry a cpu self 1 main | s\n", "test.ref:3: field frames: an entry is"},
+		{head + "entry a cpu self 1 | s\n", "test.ref:3: field class: an entry is"},
+		{head + "entry a cpu self 1 main f g | s\n", "test.ref:3: field frames: an entry is"},
+		{head + "entry a cpu self 1 main f,,g | s\n", "test.ref:3: field frames: a pattern that names no frame"},
+		{head + "entry a cpu self 1 main f,** | s\n", "test.ref:3: field frames: a pattern that names no frame"},
+		{head + "entry a cpu self 1 main f | s\n\nentry a cpu total 2 main g | s\n", "test.ref:5: field id: \"a\" already defined on line 3"},
+		{head + "name y\n", "test.ref:3: field name: given twice"},
+		{head + "about\n", "test.ref:3: field about: empty"},
+		{head + "frames f\n", "test.ref:3: field key: unknown key \"frames\""},
+		{head + "entry a cpu self 60 main f | s\nentry b cpu self 50 main g | s\n", "test.ref: field share: the cpu self entries add up to 110.00 %"},
+	} {
+		_, err := ParseReference(strings.NewReader(c.text), "test.ref")
+		var pe *runfmt.ParseError
+		if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q…", c.text, err, c.want)
+		}
+	}
+}
+
+// The built-in production reference parses and names the issue's main entries.
+func TestBuiltinReference(t *testing.T) {
+	r, err := LoadReference(DefaultReference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := map[string]float64{}
+	for _, e := range r.Entries {
+		if e.Main {
+			main[e.ID] = e.Share
+		}
+	}
+	want := map[string]float64{"getReference": 15.36, "schema-resolution": 18.7, "HashMap.getNode-leaf": 21.36, "verifyReferenceCardinalities": 11,
+		"ObjectIntHashMap": 12.77, "AttributeKey": 18.24, "ComparableReferenceKey": 12.34}
+	if len(main) != len(want) {
+		t.Fatalf("main entries %v, want %v", main, want)
+	}
+	for id, s := range want {
+		if main[id] != s {
+			t.Errorf("%s: %v, want %v", id, main[id], s)
+		}
+	}
+	if _, err := LoadReference(filepath.Join(t.TempDir(), "nope.ref")); err == nil || !strings.Contains(err.Error(), "neither a built-in reference (production-2026.2.2)") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// Frame patterns match a name or a tail of it after a '.'.
+func TestFramePatterns(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"EntitySchema.getReference", "io.evitadb.api.requestResponse.schema.dto.EntitySchema.getReference", true},
+		{"EntitySchema.getReference", "io.evitadb.api.requestResponse.schema.dto.EntitySchema.getReferenceOrThrowException", false},
+		{"EntitySchema.getReference", "x.SubEntitySchema.getReference", false},
+		{"HashMap.getNode", "java.util.LinkedHashMap.getNode", false},
+		{"java.util.HashMap.getNode", "java.util.HashMap.getNode", true},
+		{"ObjectIntHashMap$*", "com.carrotsearch.hppc.ObjectIntHashMap$EntryIterator.fetch", true},
+		{"ObjectIntHashMap.*", "com.carrotsearch.hppc.ObjectIntHashMap.rehash", true},
+		{"ObjectIntHashMap.*", "com.carrotsearch.hppc.ObjectIntHashMapX.rehash", false},
+		{"*$AttributeKey", "io.evitadb.api.requestResponse.data.AttributesContract$AttributeKey", true},
+		{"*$AttributeKey", "io.evitadb.api.requestResponse.data.ReferenceAttributeKey", false},
+		{"*libz.so*", "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", true},
+		{"Deflater.deflateBytes*", "java.util.zip.Deflater.deflateBytesBytes", true},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyy", false},
+	} {
+		if got := matches([]string{c.pattern}, c.name); got != c.want {
+			t.Errorf("%s ~ %s: %v", c.pattern, c.name, got)
+		}
+	}
+}
+
+// On profiles of known shares, each entry's share is the one built in: self counts
+// the leaf only, total counts a sample once however many of its frames match, runs of
+// one event pool, and an event no run gave is named as not measured.
+func TestFidelityKnownShares(t *testing.T) {
+	tmp := t.TempDir()
+	// cpu: 100 samples in run 1, 100 in run 2
+	profiledRun(t, filepath.Join(tmp, "cpu", "r1"), "b", 1,
+		"main;ex.Schema.get;java.util.HashMap.getNode 10\n"+ // get (total), leaf, group
+			"main;ex.Verifier.check;ex.Schema.get 10\n"+ // get, group once
+			"main;ex.Verifier.check;c.IntMap$Iter.next 5\n"+ // group, inner
+			"main;other 75\n", "main;golive;ex.Schema.get 50\n")
+	profiledRun(t, filepath.Join(tmp, "cpu", "r2"), "b", 2,
+		"main;ex.Schema.get 20\nmain;other;java.util.HashMap.getNode 10\nmain;other 70\n", "main;golive 1\n")
+	allocRun := filepath.Join(tmp, "alloc")
+	profiledRunMode(t, "alloc", allocRun, "b", 3, "main;build;ex.AttributesContract$Key 300\nmain;build;byte[] 700\n", "main;x 1\n")
+
+	ref := parseRef(t, testReference)
+	f, err := FidelityReport(ref, 1.5, 2, filepath.Join(tmp, "cpu"), allocRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pooled cpu: get 10+10+20 = 40 of 200; leaf 10+10 = 20; group 10+10+5+20 = 45; inner 5
+	want := map[string]float64{"get": 20, "leaf": 10, "group": 22.5, "inner": 2.5, "key": 30, "nothere": 0}
+	for _, e := range f.Entries {
+		if e.RunShare == nil || math.Abs(*e.RunShare-want[e.ID]) > 1e-9 {
+			t.Errorf("%s: run share %v, want %v", e.ID, e.RunShare, want[e.ID])
+			continue
+		}
+		if r := *e.RunShare / e.Share; math.Abs(*e.Ratio-r) > 1e-12 || *e.Faithful != (r >= 1/1.5 && r <= 1.5) {
+			t.Errorf("%s: ratio %v faithful %v", e.ID, *e.Ratio, *e.Faithful)
+		}
+	}
+	// callers: get's 40 samples came from main (10 + 20) and from Verifier.check (10)
+	if c := f.Entries[0].Callers; len(c) != 2 || c[0].Path != "main" || c[0].SharePct != 15 || c[1].Path != "Verifier.check ← main" || c[1].SharePct != 5 {
+		t.Fatalf("callers of get: %+v", c)
+	}
+	// inner's frame sits under Verifier.check; a self entry's callers skip its own frames
+	if c := f.Entries[3].Callers; len(c) != 1 || c[0].Path != "Verifier.check ← main" {
+		t.Fatalf("callers of inner: %+v", c)
+	}
+	s := f.Summary
+	// main: get ×1, leaf ×1, inner ×0.5 (outside), key ×0.75
+	if s.Main != 4 || s.MainMeasured != 4 || s.MainFaithful != 3 || s.Worst != "inner" || math.Abs(*s.WorstRatio-0.5) > 1e-12 ||
+		math.Abs(*s.GeoMeanRatio-math.Pow(0.5*0.75, 0.25)) > 1e-12 || len(f.Runs) != 3 {
+		t.Fatalf("summary %+v runs %d", s, len(f.Runs))
+	}
+	if line := f.Line(); !strings.HasPrefix(line, "3 of 4 main entries within ×1.5 of test-ref; geometric mean of the ratios ×0.78, furthest inner at ×0.50") {
+		t.Fatalf("line %q", line)
+	}
+	// cpu alone: the alloc entry is not measured, and the line says which profile is missing
+	f, err = FidelityReport(ref, 1.5, 0, filepath.Join(tmp, "cpu", "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Entries[4].RunShare != nil || f.Summary.MainMeasured != 3 || !strings.Contains(f.Line(), "(1 not measured: no alloc profile given)") {
+		t.Fatalf("cpu only: %+v %q", f.Summary, f.Line())
+	}
+	if _, err := FidelityReport(ref, 1, 0, allocRun); err == nil {
+		t.Fatal("within 1 accepted")
+	}
+	// a wall profile holds no share a reference names
+	m, _ := runfmt.ReadManifest(filepath.Join(allocRun, runfmt.ManifestFile))
+	m.WriterProfile.Mode = "wall"
+	runfmt.WriteManifest(filepath.Join(allocRun, runfmt.ManifestFile), m)
+	var refusal *Refusal
+	if _, err := FidelityReport(ref, 1.5, 0, allocRun); !errors.As(err, &refusal) {
+		t.Fatalf("wall profile: %v", err)
+	}
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/warmstat/warmstat/profile"
+)
+
+// FidelityDoc is the JSON document of `warmstat profile --fidelity`.
+type FidelityDoc struct {
+	Schema string `json:"schema"`
+	Line   string `json:"line"`
+	*profile.Fidelity
+}
+
+// WriteFidelity presents a workload's writer profile against a reference profile:
+// per entry the run's share, the reference's and their ratio, then the answer in a line.
+func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
+	if format == JSON {
+		return WriteJSON(w, FidelityDoc{Schema: "warmstat.fidelity/v1", Line: f.Line(), Fidelity: f})
+	}
+	md := format == Markdown
+	heading(w, md, fmt.Sprintf("fidelity: the writer's load-window samples against %s", f.Reference.Name))
+	fmt.Fprintf(w, "reference: %s (%s)\n", f.Reference.About, f.Reference.Path)
+	for _, r := range f.Runs {
+		fmt.Fprintf(w, "run: %s (build %s, %s upserts, %s samples; %s)\n", r.Dir, r.Build, group(fmt.Sprint(r.Entities)), group(fmt.Sprint(r.Samples)), r.Profile)
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	rows := [][]string{}
+	for _, e := range f.Entries {
+		run, ratio, verdict := "not measured", "—", "—"
+		if e.RunShare != nil {
+			run = fmt.Sprintf("%.2f %%", *e.RunShare)
+			ratio = fmt.Sprintf("×%.2f", *e.Ratio)
+			verdict = "outside"
+			if *e.Faithful {
+				verdict = "within"
+			}
+			if !e.Main {
+				verdict = "(" + verdict + ")"
+			}
+		}
+		class := "minor"
+		if e.Main {
+			class = "main"
+		}
+		rows = append(rows, []string{frameCell(e.ID, md), class, e.Event + " " + e.Measure, run, fmt.Sprintf("%.2f %%", e.Share), ratio, verdict})
+	}
+	writeTable(w, md, []string{"entry", "class", "samples", "run", "reference", "ratio", fmt.Sprintf("×%g", f.Within)}, rows)
+	fmt.Fprintln(w)
+	writeCallers(w, f, md)
+	for _, g := range f.GC {
+		full := "unknown"
+		if g.FullPauses != nil {
+			full = group(fmt.Sprint(*g.FullPauses))
+		}
+		fmt.Fprintf(w, "writer GC over %s: %s full collections, %.2f %% of the JVM's wall in pauses (production: 0 full, 0.38 %%)\n", g.Dir, full, g.PauseWallPc)
+	}
+	if len(f.GC) > 0 {
+		fmt.Fprintln(w)
+	}
+	line := f.Line()
+	if md {
+		line = "**" + strings.TrimSpace(line) + "**"
+	}
+	fmt.Fprintln(w, line)
+	return nil
+}
+
+// writeCallers lists, under each measured entry, the call paths its samples came from.
+func writeCallers(w io.Writer, f *profile.Fidelity, md bool) {
+	any := false
+	for _, e := range f.Entries {
+		if len(e.Callers) == 0 {
+			continue
+		}
+		if !any {
+			fmt.Fprintf(w, "where each entry's samples come from (its frame's callers, nearest first; shares of all samples):\n\n")
+			any = true
+		}
+		rows := [][]string{}
+		for _, c := range e.Callers {
+			rows = append(rows, []string{fmt.Sprintf("%.2f %%", c.SharePct), frameCell(c.Path, md)})
+		}
+		fmt.Fprintf(w, "%s (%.2f %%):\n", e.ID, *e.RunShare)
+		writeTable(w, md, []string{"share", "called from"}, rows)
+		fmt.Fprintln(w)
+	}
+}
