@@ -18,11 +18,15 @@ const DefaultWithin = 1.5
 // reference entry, the run's share of the same samples beside the reference's.
 //
 // "Write-path CPU" (or allocation) is every sample of the writer JVM in the load
-// window — all its threads, the collector's, the JIT compiler's and the kernel's on its
-// behalf — as the published production shares are of the writer JVM's samples. A
-// remote run's writer is the server (its gRPC transport included, as production's
-// was); an embedded run's writer is warmstat's embedded program, whose decoding of
-// the workload replaces the transport. goLive is another code path and is left out.
+// window — all its threads, the collector's and the kernel's on its behalf — as the
+// published production shares are of the writer JVM's samples, but for the JIT
+// compiler's: a production load runs for a quarter of an hour, where the compiler's
+// share is negligible, while a small load after one warm-up still compiles for a fifth
+// of its CPU, which would dilute every share by the run's length rather than by its
+// workload. The compiler's share is reported apart. A remote run's writer is the server
+// (its gRPC transport included, as production's was); an embedded run's writer is
+// warmstat's embedded program, whose decoding of the workload replaces the transport.
+// goLive is another code path and is left out.
 type Fidelity struct {
 	Reference *Reference     `json:"reference"`
 	Within    float64        `json:"within"`
@@ -41,6 +45,9 @@ type FidelityRun struct {
 	Profile  string `json:"profile"`
 	Entities int64  `json:"entities"`
 	Samples  int64  `json:"samples"`
+	// JITPct is the JIT compiler's share of the run's load-window value, left out of
+	// every share.
+	JITPct float64 `json:"jit_pct"`
 }
 
 // FidelityRow is one reference entry against the runs.
@@ -148,10 +155,10 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 				}
 				byEvent[ev] = pl
 			}
-			all, samples := shares(load, ref, ev, pl.hit, pl.callers)
+			all, jit, samples := shares(load, ref, ev, pl.hit, pl.callers)
 			pl.all += all
 			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
-				Entities: r.Manifest.Entities, Samples: samples})
+				Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
 			if gc := r.Manifest.WriterGC; gc != nil {
 				f.GC = append(f.GC, FidelityGC{Dir: d, FullPauses: gc.FullPauses, PauseWallPc: gc.ShareOfWallPc})
 			}
@@ -197,11 +204,14 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 	return f, nil
 }
 
+// jitFrame marks a sample of the JIT compiler's threads (HotSpot's CompileBroker).
+const jitFrame = "CompileBroker::"
+
 // shares adds, for each entry of ref measuring event ev, the value of p's samples the
 // entry's frames take (hit[i]) and by which call path (callers[i]), and returns p's
-// whole value and its sample count. Each function's match against each entry is
-// decided once.
-func shares(p *profile.Profile, ref *Reference, ev string, hit []int64, callers []map[string]int64) (all, samples int64) {
+// whole value but the JIT compiler's, the compiler's, and the sample count. Each
+// function's match against each entry is decided once.
+func shares(p *profile.Profile, ref *Reference, ev string, hit []int64, callers []map[string]int64) (all, jit, samples int64) {
 	vi := len(p.SampleType) - 1
 	memo := map[*profile.Function][]bool{}
 	match := func(fn *profile.Function) []bool {
@@ -220,20 +230,32 @@ func shares(p *profile.Profile, ref *Reference, ev string, hit []int64, callers 
 		return m
 	}
 	seen := make([]bool, len(ref.Entries))
+	isJIT := map[*profile.Function]bool{}
 	var stack []*profile.Function // leaf first, inlined frames included
 	for _, smp := range p.Sample {
 		v := smp.Value[vi]
-		all += v
 		if len(smp.Value) > 1 {
 			samples += smp.Value[0]
 		}
-		clear(seen)
 		stack = stack[:0]
+		compiling := false
 		for _, loc := range smp.Location {
 			for _, ln := range loc.Line {
 				stack = append(stack, ln.Function)
+				j, ok := isJIT[ln.Function]
+				if !ok {
+					j = ln.Function != nil && strings.HasPrefix(ln.Function.Name, jitFrame)
+					isJIT[ln.Function] = j
+				}
+				compiling = compiling || j
 			}
 		}
+		if compiling {
+			jit += v
+			continue
+		}
+		all += v
+		clear(seen)
 		for k, fn := range stack {
 			m := match(fn)
 			for i, e := range ref.Entries {
@@ -251,7 +273,7 @@ func shares(p *profile.Profile, ref *Reference, ev string, hit []int64, callers 
 			}
 		}
 	}
-	return all, samples
+	return all, jit, samples
 }
 
 // callerPath names frames nearest first as Class.method.

@@ -132,12 +132,14 @@ func TestFramePatterns(t *testing.T) {
 // one event pool, and an event no run gave is named as not measured.
 func TestFidelityKnownShares(t *testing.T) {
 	tmp := t.TempDir()
-	// cpu: 100 samples in run 1, 100 in run 2
+	// cpu: 100 samples in run 1 (and 50 of the JIT compiler's, left out), 100 in run 2
 	profiledRun(t, filepath.Join(tmp, "cpu", "r1"), "b", 1,
 		"main;ex.Schema.get;java.util.HashMap.getNode 10\n"+ // get (total), leaf, group
 			"main;ex.Verifier.check;ex.Schema.get 10\n"+ // get, group once
 			"main;ex.Verifier.check;c.IntMap$Iter.next 5\n"+ // group, inner
-			"main;other 75\n", "main;golive;ex.Schema.get 50\n")
+			"main;other 75\n"+
+			"thread_native_entry;CompileBroker::compiler_thread_loop;C2Compiler::compile_method;java.util.HashMap.getNode 50\n", // JIT: left out
+		"main;golive;ex.Schema.get 50\n")
 	profiledRun(t, filepath.Join(tmp, "cpu", "r2"), "b", 2,
 		"main;ex.Schema.get 20\nmain;other;java.util.HashMap.getNode 10\nmain;other 70\n", "main;golive 1\n")
 	allocRun := filepath.Join(tmp, "alloc")
@@ -158,6 +160,9 @@ func TestFidelityKnownShares(t *testing.T) {
 		if r := *e.RunShare / e.Share; math.Abs(*e.Ratio-r) > 1e-12 || *e.Faithful != (r >= 1/1.5 && r <= 1.5) {
 			t.Errorf("%s: ratio %v faithful %v", e.ID, *e.Ratio, *e.Faithful)
 		}
+	}
+	if f.Runs[0].JITPct != 100*50.0/150 || f.Runs[1].JITPct != 0 {
+		t.Fatalf("the JIT compiler's share: %+v", f.Runs)
 	}
 	// callers: get's 40 samples came from main (10 + 20) and from Verifier.check (10)
 	if c := f.Entries[0].Callers; len(c) != 2 || c[0].Path != "main" || c[0].SharePct != 15 || c[1].Path != "Verifier.check ← main" || c[1].SharePct != 5 {

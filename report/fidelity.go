@@ -25,7 +25,8 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 	heading(w, md, fmt.Sprintf("fidelity: the writer's load-window samples against %s", f.Reference.Name))
 	fmt.Fprintf(w, "reference: %s (%s)\n", f.Reference.About, f.Reference.Path)
 	for _, r := range f.Runs {
-		fmt.Fprintf(w, "run: %s (build %s, %s upserts, %s samples; %s)\n", r.Dir, r.Build, group(fmt.Sprint(r.Entities)), group(fmt.Sprint(r.Samples)), r.Profile)
+		fmt.Fprintf(w, "run: %s (build %s, %s upserts, %s samples, the JIT compiler's %.1f %% of them left out; %s)\n", r.Dir, r.Build,
+			group(fmt.Sprint(r.Entities)), group(fmt.Sprint(r.Samples)), r.JITPct, r.Profile)
 	}
 	if md {
 		fmt.Fprintln(w)
