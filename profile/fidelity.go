@@ -28,13 +28,12 @@ const DefaultWithin = 1.5
 // warmstat's embedded program, whose decoding of the workload replaces the transport.
 // goLive is another code path and is left out.
 type Fidelity struct {
-	Reference *Reference     `json:"reference"`
-	Within    float64        `json:"within"`
-	Runs      []FidelityRun  `json:"runs"`
-	Entries   []FidelityRow  `json:"entries"`
-	Summary   FidelitySumm   `json:"summary"`
-	GC        []FidelityGC   `json:"gc,omitempty"`
-	Events    map[string]int `json:"-"`
+	Reference *Reference      `json:"reference"`
+	Within    float64         `json:"within"`
+	Runs      []FidelityRun   `json:"runs"`
+	Entries   []FidelityRow   `json:"entries"`
+	Summary   FidelitySummary `json:"summary"`
+	GC        []FidelityGC    `json:"gc,omitempty"`
 }
 
 // FidelityRun is one run whose load-window samples the report uses.
@@ -73,8 +72,8 @@ type Caller struct {
 // CallerDepth is how many frames above an entry's frame a caller path names.
 const CallerDepth = 3
 
-// FidelitySumm is the report in one line's worth of numbers.
-type FidelitySumm struct {
+// FidelitySummary is the report in one line's worth of numbers.
+type FidelitySummary struct {
 	Main         int      `json:"main"`          // main entries in the reference
 	MainMeasured int      `json:"main_measured"` // of them, with a run share
 	MainFaithful int      `json:"main_faithful"` // of them, within the factor
@@ -138,6 +137,9 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			if r.Manifest.ExitCode == 1 {
 				return nil, fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
 			}
+			if len(f.Runs) > 0 && f.Runs[0].Build != r.Manifest.Build.Label {
+				return nil, &Refusal{fmt.Sprintf("%s is of build %s, %s of build %s: a fidelity report is of one build's writer", f.Runs[0].Dir, f.Runs[0].Build, d, r.Manifest.Build.Label)}
+			}
 			w := r.Manifest.WriterProfile
 			ev := eventOf(w.Mode)
 			if ev == "" {
@@ -164,7 +166,6 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			}
 		}
 	}
-	f.Events = map[string]int{}
 	logSum, n := 0.0, 0
 	for i, e := range ref.Entries {
 		row := FidelityRow{RefEntry: e}
@@ -177,13 +178,12 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		}
 		if e.Main {
 			f.Summary.Main++
-			f.Events[e.Event]++
 			if row.Ratio != nil {
 				f.Summary.MainMeasured++
 				if *row.Faithful {
 					f.Summary.MainFaithful++
 				}
-				// a share of zero is infinitely far; count it as far as the profile's resolution allows
+				// a share of zero would make the mean zero and the distance infinite: it counts as ×0.001
 				l := math.Log(max(*row.Ratio, 1e-3))
 				logSum += l
 				n++

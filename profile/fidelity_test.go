@@ -189,6 +189,13 @@ func TestFidelityKnownShares(t *testing.T) {
 	if f.Entries[4].RunShare != nil || f.Summary.MainMeasured != 3 || !strings.Contains(f.Line(), "(1 not measured: no alloc profile given)") {
 		t.Fatalf("cpu only: %+v %q", f.Summary, f.Line())
 	}
+	// runs of two builds are not pooled
+	other := filepath.Join(tmp, "other")
+	profiledRun(t, other, "c", 4, "main;x 1\n", "main;y 1\n")
+	var mixed *Refusal
+	if _, err := FidelityReport(ref, 1.5, 0, allocRun, other); !errors.As(err, &mixed) || !strings.Contains(err.Error(), "of build c") {
+		t.Fatalf("two builds: %v", err)
+	}
 	if _, err := FidelityReport(ref, 1, 0, allocRun); err == nil {
 		t.Fatal("within 1 accepted")
 	}
