@@ -101,9 +101,13 @@ func TestProfileTwoRealBuilds(t *testing.T) {
 		!strings.Contains(out, "where each entry's samples come from") || !strings.Contains(out, "writer GC over runs/a") {
 		t.Fatalf("profile --fidelity: %d\n%s\n%s", code, out, stderr)
 	}
-	if out, _, code = runCLI(t, "profile", "--fidelity", "--format", "md", "runs/a", "runs/b"); code != 0 || !strings.Contains(out, "| entry | class |") ||
+	if out, _, code = runCLI(t, "profile", "--fidelity", "--format", "md", "runs/a"); code != 0 || !strings.Contains(out, "| entry | class |") ||
 		!strings.Contains(out, "**") {
 		t.Fatalf("profile --fidelity --format md: %d\n%s", code, out)
+	}
+	// one build's writer at a time: runs of two builds are refused
+	if _, stderr, code = runCLI(t, "profile", "--fidelity", "runs/a", "runs/b"); code != 3 || !strings.Contains(stderr, "a fidelity report is of one build's writer") {
+		t.Fatalf("profile --fidelity of two builds: %d %s", code, stderr)
 	}
 	out, _, code = runCLI(t, "profile", "--fidelity", "--format", "json", "runs/a")
 	var fd struct {
