@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,9 +49,21 @@ func bisectCommand() *cli.Command {
 			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: builds in warmstat's cache, $WARMSTAT_CACHE or ~/.cache/warmstat)"},
 			&cli.BoolFlag{Name: "rebuild-failed", Usage: "build again a commit whose build failed before (its failure is cached otherwise)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the result: text | md | json"},
-		}, seriesFlags()...),
+		}, bisectSeriesFlags()...),
 		Action: action(runBisect),
 	}
+}
+
+// bisectSeriesFlags are ab's series flags with --gate as a bisect reads it: one
+// metric, every probe's series judged on it alone.
+func bisectSeriesFlags() []cli.Flag {
+	fs := seriesFlags()
+	for i, f := range fs {
+		if slices.Contains(f.Names(), "gate") {
+			fs[i] = &cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC: the one metric every series of the bisect judges (default: the dominant collection's mean)"}
+		}
+	}
+	return fs
 }
 
 func runBisect(ctx context.Context, cmd *cli.Command) error {

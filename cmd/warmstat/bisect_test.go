@@ -386,3 +386,20 @@ func TestBisectRefusalsAndFailedBuilds(t *testing.T) {
 		t.Fatalf("the checkout changed: %q %v", out, err)
 	}
 }
+
+// bisect judges one gate: its --gate help says so, not ab's "repeatable … and */ingest".
+func TestBisectGateHelp(t *testing.T) {
+	out, _, code := runCLI(t, "bisect", "--help")
+	var gate string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--gate ") {
+			gate = l
+		}
+	}
+	if code != 0 || !strings.Contains(gate, "the one metric every series of the bisect judges") || strings.Contains(gate, "*/ingest") || strings.Contains(gate, "repeatable") {
+		t.Fatalf("bisect --help, --gate: %d %q", code, gate)
+	}
+	if out, _, _ = runCLI(t, "ab", "--help"); !strings.Contains(out, "repeatable; default: the dominant collection's mean and */ingest") {
+		t.Fatal("ab's --gate help changed with bisect's")
+	}
+}
