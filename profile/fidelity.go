@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -166,7 +167,7 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			}
 		}
 	}
-	logSum, n := 0.0, 0
+	logSum, worst, n := 0.0, 0.0, 0
 	for i, e := range ref.Entries {
 		row := FidelityRow{RefEntry: e}
 		if pl, ok := byEvent[e.Event]; ok && pl.all > 0 {
@@ -187,9 +188,8 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 				l := math.Log(max(*row.Ratio, 1e-3))
 				logSum += l
 				n++
-				if f.Summary.WorstRatio == nil || math.Abs(l) > math.Abs(math.Log(max(*f.Summary.WorstRatio, 1e-3))) {
-					r := *row.Ratio
-					f.Summary.Worst, f.Summary.WorstRatio = e.ID, &r
+				if f.Summary.WorstRatio == nil || math.Abs(l) > worst {
+					worst, f.Summary.Worst, f.Summary.WorstRatio = math.Abs(l), e.ID, row.Ratio
 				}
 			} else if !slices.Contains(f.Summary.Missing, e.Event) {
 				f.Summary.Missing = append(f.Summary.Missing, e.Event)
@@ -314,13 +314,7 @@ func topCallers(paths map[string]int64, all int64, n int) []Caller {
 		out = append(out, Caller{Path: p, SharePct: 100 * float64(v) / float64(all)})
 	}
 	slices.SortFunc(out, func(a, b Caller) int {
-		if a.SharePct != b.SharePct {
-			if a.SharePct > b.SharePct {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Path, b.Path)
+		return cmp.Or(cmp.Compare(b.SharePct, a.SharePct), strings.Compare(a.Path, b.Path))
 	})
 	return out[:min(n, len(out))]
 }
