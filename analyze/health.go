@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/warmstat/warmstat/internal/numfmt"
+	"github.com/warmstat/warmstat/base/numfmt"
 	"github.com/warmstat/warmstat/runfmt"
 )
 

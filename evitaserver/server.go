@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/warmstat/warmstat/internal/cachedir"
+	"github.com/warmstat/warmstat/base/cachedir"
 	"io"
 	"net"
 	"os"

@@ -3,7 +3,7 @@ package profile
 import (
 	"errors"
 	"fmt"
-	"github.com/warmstat/warmstat/internal/cachedir"
+	"github.com/warmstat/warmstat/base/cachedir"
 	"os"
 	"path/filepath"
 	"runtime"

@@ -13,7 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
-	"github.com/warmstat/warmstat/internal/numfmt"
+	"github.com/warmstat/warmstat/base/numfmt"
 )
 
 // Format is an output format.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/warmstat/warmstat/internal/cachedir"
+	"github.com/warmstat/warmstat/base/cachedir"
 	"io"
 	"math"
 	"os"

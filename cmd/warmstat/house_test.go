@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -81,6 +83,78 @@ func TestREADMESequentialBudget(t *testing.T) {
 	for _, want := range []string{paired, unpaired} {
 		if !strings.Contains(text, want) {
 			t.Errorf("docs/ab.md does not state the budget as analyze spends it; want %q", want)
+		}
+	}
+}
+
+// The layout in docs/development.md is the house's rule: each package on a floor, and a
+// package imports only packages on floors below its own. The test reads the table there,
+// so the docs cannot drift from the code: every package of the module must stand in it
+// once, and every import of ours must point down.
+func TestHouseLayers(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/development.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/warmstat/warmstat/"
+	floor := map[string]int{}
+	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| `([a-z0-9/]+)` \\|")
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		n, _ := strconv.Atoi(m[1])
+		if _, dup := floor[m[2]]; dup {
+			t.Errorf("docs/development.md: package %s stands twice in the layout", m[2])
+		}
+		floor[m[2]] = n
+	}
+	if len(floor) < 10 {
+		t.Fatalf("docs/development.md: the layout table has %d rows; the test reads `| floor | `package` | job |` rows", len(floor))
+	}
+	seen := map[string]bool{}
+	err = filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); path != "../.." && (n == "testdata" || strings.HasPrefix(n, ".")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			var none *build.NoGoError
+			if errors.As(err, &none) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel("../..", path)
+		rel = filepath.ToSlash(rel)
+		seen[rel] = true
+		f, ok := floor[rel]
+		if !ok {
+			t.Errorf("package %s is not in docs/development.md's layout", rel)
+			return nil
+		}
+		for _, imp := range pkg.Imports {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			if g, ok := floor[dep]; !ok {
+				t.Errorf("%s imports %s, which is not in docs/development.md's layout", rel, dep)
+			} else if g >= f {
+				t.Errorf("%s (floor %d) imports %s (floor %d): an arrow up or sideways", rel, f, dep, g)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range floor {
+		if !seen[p] {
+			t.Errorf("docs/development.md's layout names %s, which is no package of the module", p)
 		}
 	}
 }
