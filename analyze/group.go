@@ -218,7 +218,7 @@ var contract = []contractField{
 	{"build", false, func(m *runfmt.Manifest) string { return m.Build.Label }},
 	{"server-heap", true, func(m *runfmt.Manifest) string { return runfmt.FormatBytes(m.Server.MaxHeapBytes) }},
 	{"reader-heap", true, func(m *runfmt.Manifest) string { return noReader(m, runfmt.FormatBytes(m.Reader.MaxHeapBytes)) }},
-	{"server-version", false, func(m *runfmt.Manifest) string { return orUnknown(m.Server.Version) }},
+	{"server-version", false, func(m *runfmt.Manifest) string { return orUnknown(string(m.Server.Version)) }},
 	{"server-build", false, func(m *runfmt.Manifest) string { return serverBuild(m.Server.Build) }},
 	{"writer-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Server.JVM) }},
 	{"writer-gc", true, func(m *runfmt.Manifest) string { return gcName(m.Server.JVM) }},

@@ -265,10 +265,10 @@ func (c Config) manifest() runfmt.Manifest {
 	m.SourceCatalog, m.TargetCatalog = c.SourceCatalog, c.TargetCatalog
 	if c.Embedded != nil {
 		m.TargetMode = runfmt.TargetEmbedded
-		m.Server.Version = cmp.Or(c.Embedded.Version, c.Embedded.Identity.Version)
+		m.Server.Version = runfmt.UnknownText(cmp.Or(c.Embedded.Version, c.Embedded.Identity.Version))
 		m.Server.Address = ""
 	} else {
-		m.Server.Version = c.Target.Version
+		m.Server.Version = runfmt.UnknownText(c.Target.Version)
 		m.Server.Address = c.Target.Addr
 	}
 	m.Conditions.BatchSize, m.Conditions.MaxPerCollection = c.BatchSize, c.MaxPerCollection

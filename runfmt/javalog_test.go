@@ -1,6 +1,7 @@
 package runfmt
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -204,5 +205,44 @@ func TestParseTenths(t *testing.T) {
 		if _, err := parseTenths(bad); err == nil {
 			t.Errorf("parseTenths(%q) accepted", bad)
 		}
+	}
+}
+
+// An imported run does not know the Java harness's version, nor the server's unless
+// --server-version gives it: the manifest says null, as it promises for every unknown
+// (it once wrote ""). A manifest with "" still reads, as unknown.
+func TestUnknownVersionsAreNull(t *testing.T) {
+	r, _ := fixture(t, "ok")
+	versions := func(m *Manifest) (loader, server any) {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Loader map[string]any `json:"loader"`
+			Server map[string]any `json:"server"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		lv, ok1 := doc.Loader["version"]
+		sv, ok2 := doc.Server["version"]
+		if !ok1 || !ok2 {
+			t.Fatalf("the manifest leaves out a version field: %s", b)
+		}
+		return lv, sv
+	}
+	if l, s := versions(r.Manifest("x/ok", HarnessImportOptions{})); l != nil || s != nil {
+		t.Errorf("unknown versions written as %#v and %#v, want null", l, s)
+	}
+	if _, s := versions(r.Manifest("x/ok", HarnessImportOptions{ServerVersion: "2026.2.2"})); s != "2026.2.2" {
+		t.Errorf("a given server version written as %#v", s)
+	}
+	var old Server
+	if err := json.Unmarshal([]byte(`{"version":"","max_heap_bytes":null}`), &old); err != nil || old.Version != "" {
+		t.Errorf("an older manifest's \"\" does not read as unknown: %v %q", err, old.Version)
+	}
+	if err := json.Unmarshal([]byte(`{"version":7}`), &old); err == nil {
+		t.Error("a number for a version was accepted")
 	}
 }

@@ -129,8 +129,8 @@ type Build struct {
 
 // Loader identifies the program that measured the run.
 type Loader struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+	Name    string      `json:"name"`
+	Version UnknownText `json:"version"` // null when unknown (an imported Java-harness run)
 	// CPUNs is the CPU time (user + system) the loader's own process used during the
 	// load wall-clock: whether the loader, not the server, could be what is measured.
 	// Null when unrecorded.
@@ -144,9 +144,9 @@ type Loader struct {
 
 // Server is the target (writer) server.
 type Server struct {
-	Version      string `json:"version"` // as the server reports itself over gRPC
-	Address      string `json:"address,omitempty"`
-	MaxHeapBytes *int64 `json:"max_heap_bytes"`
+	Version      UnknownText `json:"version"` // as the server reports itself over gRPC; null when unknown
+	Address      string      `json:"address,omitempty"`
+	MaxHeapBytes *int64      `json:"max_heap_bytes"`
 	// Build is how warmstat obtained the server it started (spawn mode); nil otherwise.
 	Build *ServerBuild `json:"build,omitempty"`
 	// JVM is the Java VM that ran it, when warmstat started it; nil = unknown.
@@ -765,4 +765,31 @@ type VarianceFactors struct {
 	// CostNs is what reading them took, at both ends together
 	CostNs int64  `json:"cost_ns"`
 	Error  string `json:"error,omitempty"`
+}
+
+// UnknownText is a fact recorded as text that the producer may not know: JSON null when
+// empty, never "" (the manifest's rule: what was not known is null, not a guess). A
+// manifest written before this type existed, with "", reads the same.
+type UnknownText string
+
+// MarshalJSON writes null for an unknown (empty) text.
+func (t UnknownText) MarshalJSON() ([]byte, error) {
+	if t == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(t))
+}
+
+// UnmarshalJSON reads a text or null (unknown).
+func (t *UnknownText) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*t = ""
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*t = UnknownText(s)
+	return nil
 }

@@ -434,7 +434,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
 		Run: func(ctx context.Context, side, runDir, id, work string) error {
 			s := sides[side]
-			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: version}, Machine: ss.mach.Record()}
+			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: runfmt.UnknownText(version)}, Machine: ss.mach.Record()}
 			cond.apply(&m)
 			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work, SnapshotCompress: ss.snapshotCompress,
 				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: ss.compress, Probe: evita.Probe,

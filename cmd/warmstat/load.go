@@ -85,7 +85,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	var m runfmt.Manifest
 	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
 	m.RunID = cmd.String("run-id")
-	m.Loader.Version = version
+	m.Loader.Version = runfmt.UnknownText(version)
 	cond, err := parseConditions(cmd)
 	if err != nil {
 		return err
