@@ -128,6 +128,16 @@ func identity(m *runfmt.Manifest) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// RefuseDuplicates is a *Refusal when a run appears more than once across the groups
+// (the same directory given twice, a copy, or a run also inside a group given beside
+// it): one run is not two rows of a table, nor two curves of a plot.
+func RefuseDuplicates(groups ...*Group) error {
+	if d := duplicates(groups...); len(d) > 0 {
+		return &Refusal{Duplicates: d}
+	}
+	return nil
+}
+
 // duplicates finds runs that appear more than once across groups.
 func duplicates(groups ...*Group) []Duplicate {
 	seen := map[string]*Duplicate{}

@@ -24,7 +24,7 @@ func tableCommand() *cli.Command {
 			"interval [low, high] on the log scale, the same figures compare computes for that group.\n" +
 			"--format csv: one number per cell, units in the header, a group's interval ends in columns of their own.\n" +
 			"Columns: " + report.ColumnHelp + "\n" +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice." +
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice (within or across arguments)." +
 			examples("warmstat table --group runs/v2026.2.2 runs/v2026.2.3"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md | text | csv | json"},
@@ -49,12 +49,13 @@ func tableCommand() *cli.Command {
 			if c := cmd.String("columns"); c != "" {
 				keys = strings.Split(c, ",")
 			}
+			groups, err := openGroups(cmd, cmd.Bool("include-failed"))
+			if err != nil {
+				return err
+			}
 			var entries []report.TableEntry
-			for _, arg := range cmd.Args().Slice() {
-				g, err := openGroup(arg, cmd.Bool("include-failed"))
-				if err != nil {
-					return err
-				}
+			for i, arg := range cmd.Args().Slice() {
+				g := groups[i]
 				var runs []*analyze.RunSummary
 				for _, run := range g.Runs {
 					s, err := analyze.Summarize(run, q)
@@ -99,15 +100,32 @@ func openGroup(path string, includeFailed bool) (*analyze.Group, error) {
 	return g, nil
 }
 
-// runsOf opens every argument's runs, in argument order.
-func runsOf(cmd *cli.Command, includeFailed bool) ([]*runfmt.Run, []analyze.RunNote, error) {
-	var runs []*runfmt.Run
-	var left []analyze.RunNote
+// openGroups opens every argument, in argument order; a run given twice across them is
+// a refusal (exit 3).
+func openGroups(cmd *cli.Command, includeFailed bool) ([]*analyze.Group, error) {
+	var groups []*analyze.Group
 	for _, arg := range cmd.Args().Slice() {
 		g, err := openGroup(arg, includeFailed)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
+		groups = append(groups, g)
+	}
+	if err := analyze.RefuseDuplicates(groups...); err != nil {
+		return nil, err
+	}
+	return groups, nil
+}
+
+// runsOf opens every argument's runs, in argument order.
+func runsOf(cmd *cli.Command, includeFailed bool) ([]*runfmt.Run, []analyze.RunNote, error) {
+	groups, err := openGroups(cmd, includeFailed)
+	if err != nil {
+		return nil, nil, err
+	}
+	var runs []*runfmt.Run
+	var left []analyze.RunNote
+	for _, g := range groups {
 		runs = append(runs, g.Runs...)
 		left = append(left, g.Excluded...)
 	}

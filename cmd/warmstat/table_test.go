@@ -102,3 +102,27 @@ func TestImportWriterGCLog(t *testing.T) {
 		t.Fatalf("unrecorded GC figures:\n%s", md)
 	}
 }
+
+// A run given twice (the same directory twice, or a copy of it, or a run also inside a
+// group given beside it) is one run, not two rows: table and plot refuse it (exit 3),
+// naming the places it appears.
+func TestTableRefusesARunGivenTwice(t *testing.T) {
+	tmp := t.TempDir()
+	g := group(t, tmp, 2, 1, synthrun.Spec{Label: "v2026.2.0"})
+	entries, err := os.ReadDir(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(g, entries[0].Name())
+	for _, args := range [][]string{
+		{"table", one, one},
+		{"table", "--group", g, g},
+		{"table", g, one},
+		{"plot", "--out", filepath.Join(tmp, "p.svg"), one, one},
+	} {
+		out, stderr, code := runCLI(t, args...)
+		if code != 3 || !strings.Contains(stderr, "counted 2 times") {
+			t.Errorf("%v: exit %d, stderr %q\n%s", args, code, stderr, out)
+		}
+	}
+}
