@@ -24,7 +24,7 @@ func TestExportedSurface(t *testing.T) {
 		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
 		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
-		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "Row", "Row.Name", "RunHealth", "RunNote",
+		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row", "Row.Name", "RunHealth", "RunNote",
 		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.FirstLook", "SequentialPlan.Level", "SeriesSetting", "Setting", "Slower", "Stats",
 		"Summarize", "TargetModes", "Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",
 	}

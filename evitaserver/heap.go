@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // jcmd runs the JDK's jcmd against the server's JVM: the one beside its java binary,
@@ -108,5 +110,5 @@ type HeapError struct {
 }
 
 func (e *HeapError) Error() string {
-	return fmt.Sprintf("%s heap %s is below the %s this catalog needs (%s)", e.Server, fmtBytes(e.Heap), fmtBytes(e.Need), e.Why)
+	return fmt.Sprintf("%s heap %s is below the %s this catalog needs (%s)", e.Server, fmtBytes(e.Heap), runfmt.FormatBytesAtLeast(e.Need), e.Why)
 }

@@ -53,22 +53,32 @@ func ParseBytes(s string) (int64, error) {
 	return int64(v), nil
 }
 
-// FormatBytes renders a byte count for people: "23g" when it is a whole number of
-// GiB (the way heaps are passed), otherwise "14.3 GiB"; nil is "unknown".
+// FormatBytes renders a size in the one notation the heap flags take: "23g", "1.5g",
+// "3.75g", "512m", "64k" (binary units, up to two decimals, trailing zeros dropped), so a
+// printed heap reads back as the flag value it was and two heaps side by side never mix
+// "1.2 GiB" with "1g". Rounded to the nearest hundredth of its unit (≤ 0.5 % off); nil is
+// "unknown".
 func FormatBytes(b *int64) string {
 	if b == nil {
 		return "unknown"
 	}
-	v := *b
-	switch {
-	case v >= 1<<30 && v%(1<<30) == 0:
-		return fmt.Sprintf("%dg", v>>30)
-	case v >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(v)/(1<<30))
-	case v >= 1<<20 && v%(1<<20) == 0:
-		return fmt.Sprintf("%dm", v>>20)
-	case v >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(v)/(1<<20))
+	return formatBytes(*b, math.Round)
+}
+
+// FormatBytesAtLeast is FormatBytes rounded up, for a size someone must give at least
+// ("give --heap 1.24g or more"): the printed value is never below v.
+func FormatBytesAtLeast(v int64) string { return formatBytes(v, math.Ceil) }
+
+func formatBytes(v int64, round func(float64) float64) string {
+	for _, u := range []struct {
+		size   int64
+		suffix string
+	}{{1 << 40, "t"}, {1 << 30, "g"}, {1 << 20, "m"}, {1 << 10, "k"}} {
+		if v >= u.size || -v >= u.size {
+			n := strconv.FormatFloat(round(float64(v)/float64(u.size)*100)/100, 'f', 2, 64)
+			n = strings.TrimSuffix(strings.TrimRight(n, "0"), ".")
+			return n + u.suffix
+		}
 	}
 	return fmt.Sprintf("%d B", v)
 }

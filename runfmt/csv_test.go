@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -168,9 +169,41 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) accepted", bad)
 		}
 	}
-	g := int64(23 << 30)
-	h := int64(15_300_000_000)
-	if FormatBytes(&g) != "23g" || FormatBytes(&h) != "14.2 GiB" || FormatBytes(nil) != "unknown" {
-		t.Errorf("FormatBytes: %s %s %s", FormatBytes(&g), FormatBytes(&h), FormatBytes(nil))
+	if FormatBytes(nil) != "unknown" {
+		t.Errorf("FormatBytes(nil) = %s", FormatBytes(nil))
+	}
+}
+
+// Heaps print in one notation, the one the heap flags take: "1.2g" beside "1g", never
+// "1.2 GiB" beside "1g"; and what is printed reads back as the size (to its rounding).
+func TestFormatBytesIsOneNotation(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		want  string
+	}{
+		{23 << 30, "23g"},
+		{1 << 30, "1g"},
+		{1288490189, "1.2g"},
+		{1536 << 20, "1.5g"},
+		{3840 << 20, "3.75g"},
+		{15_300_000_000, "14.25g"},
+		{512 << 20, "512m"},
+		{1000 << 20 / 3, "333.33m"},
+		{64 << 10, "64k"},
+		{700, "700 B"},
+	} {
+		got := FormatBytes(&c.bytes)
+		if got != c.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", c.bytes, got, c.want)
+		}
+		back, err := ParseBytes(got)
+		if err != nil || math.Abs(float64(back-c.bytes)) > 0.005*float64(c.bytes) {
+			t.Errorf("ParseBytes(FormatBytes(%d) = %q) = %d, %v", c.bytes, got, back, err)
+		}
+		// a size someone must give at least is never printed below itself
+		least, _ := ParseBytes(FormatBytesAtLeast(c.bytes))
+		if least < c.bytes {
+			t.Errorf("FormatBytesAtLeast(%d) = %q reads back as %d, below it", c.bytes, FormatBytesAtLeast(c.bytes), least)
+		}
 	}
 }

@@ -350,9 +350,9 @@ func spawnHint(err error) error {
 	var he *evitaserver.HeapError
 	switch {
 	case errors.As(err, &he) && he.Server == "reader":
-		return fmt.Errorf("%w: give --reader-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+		return fmt.Errorf("%w: give --reader-heap %s or more", err, runfmt.FormatBytesAtLeast(he.Need))
 	case errors.As(err, &he):
-		return fmt.Errorf("%w: give --server-heap %s or more", err, runfmt.FormatBytes(&he.Need))
+		return fmt.Errorf("%w: give --server-heap %s or more", err, runfmt.FormatBytesAtLeast(he.Need))
 	case errors.Is(err, evitaserver.ErrNoSnapshotInfo):
 		return fmt.Errorf("%w: give --snapshot-compress true|false (its storage.compress) with --server-heap and --reader-heap, or make it with warmstat seed --pristine, which records its settings", err)
 	case errors.Is(err, loader.ErrHeapsNeeded):

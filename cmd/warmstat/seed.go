@@ -111,7 +111,7 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	st, err := seed.Pristine(ctx, pc, p, scale, uint64(cmd.Int("seed")))
 	var he *evitaserver.HeapError
 	if errors.As(err, &he) {
-		return fmt.Errorf("%w: give --heap %s or more", err, runfmt.FormatBytes(&he.Need))
+		return fmt.Errorf("%w: give --heap %s or more", err, runfmt.FormatBytesAtLeast(he.Need))
 	}
 	if err != nil {
 		return faultHint(err)
