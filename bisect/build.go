@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warmstat/warmstat/base/procgroup"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -115,7 +116,10 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	if err != nil {
 		return Build{}, err
 	}
-	defer os.RemoveAll(clone) // made here, for this build only
+	defer func() {
+		os.RemoveAll(clone)  // made here, for this build only
+		os.Remove(b.WorkDir) // and the directory that held it, once empty: no work/ left behind
+	}()
 	rec := Build{Commit: commit, Command: b.command(), JarPath: b.jarPath(), Log: filepath.Join(dir, "build.log")}
 	// a clone sharing the checkout's objects: the checkout's files, index and refs are
 	// never touched
@@ -143,7 +147,13 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	var tail tailBuffer
 	cmd.Stdout = io.MultiWriter(logf, &tail)
 	cmd.Stderr = cmd.Stdout
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		// a stop at once (SIGTERM) kills the group, not just sh, wherever warmstat is
+		forget := procgroup.Track(cmd.Process.Pid)
+		runErr = cmd.Wait()
+		forget()
+	}
 	rec.TookNs = time.Since(began).Nanoseconds()
 	if err := logf.Close(); err != nil {
 		return Build{}, err

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,6 +340,11 @@ func TestBisectRefusalsAndFailedBuilds(t *testing.T) {
 		!strings.Contains(stderr, "nothing to bisect") || !strings.Contains(out, `"kind": "end-unmeasurable"`) {
 		t.Fatalf("every build failing: exit %d\n%s\n%s", code, out, stderr)
 	}
+	// the builds' clones are gone, and the directory that held them with them
+	if _, err := os.Stat(filepath.Join(dir, "work")); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(filepath.Join(dir, "work"))
+		t.Errorf("the bisect left %s/work behind (%d entries; %v)", dir, len(entries), err)
+	}
 	// the failure is cached, and said so; --rebuild-failed builds it again
 	_, stderr, _ = runCLI(t, args(dir)...)
 	if !strings.Contains(stderr, c["docs"][:12]+": its build failed before (cached in ") || strings.Contains(stderr, "building ") {
@@ -401,5 +407,47 @@ func TestBisectGateHelp(t *testing.T) {
 	}
 	if out, _, _ = runCLI(t, "ab", "--help"); !strings.Contains(out, "repeatable; default: the dominant collection's mean and */ingest") {
 		t.Fatal("ab's --gate help changed with bisect's")
+	}
+}
+
+// SIGTERM during a build ends the build as a whole: the build command's own children
+// (mvn's forked JVMs; here a sleep the shell started) do not outlive warmstat.
+func TestBisectSIGTERMEndsItsBuild(t *testing.T) {
+	root, c := slowRepository(t)
+	tmp := t.TempDir()
+	pristine := filepath.Join(tmp, "pristine")
+	if err := os.MkdirAll(filepath.Join(pristine, "shop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(tmp, "grandchild.pid")
+	p := startWarmstat(t, "bisect", "--evita-home", root, "--good", c["docs"], "--bad", c["slower"], "--out", filepath.Join(tmp, "b"),
+		"--build-cmd", "sleep 600 & echo $! > "+pidFile+"; wait", "--build-cache", filepath.Join(tmp, "cache"),
+		"--pristine", pristine, "--catalog", "shop", "--snapshot-compress", "false", "--gate", "Product/mean", "--server-heap", "1g", "--reader-heap", "1g")
+	var pid int
+	waitFor(t, time.Minute, "the build to start its child", func() bool {
+		if code := p.exited(0); code != -1 {
+			t.Fatalf("bisect ended before its build started: exit %d\n%s", code, p.err.String())
+		}
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.exited(30 * time.Second); code != 143 {
+		t.Fatalf("after SIGTERM: exit %d\n%s", code, p.err.String())
+	}
+	waitFor(t, 10*time.Second, "the build's child to end", func() bool {
+		// a killed child not yet reaped by init is a zombie: gone all the same
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		return err != nil || strings.Contains(string(b), ") Z ")
+	})
+	if !strings.Contains(p.err.String(), "1 build") {
+		t.Errorf("the stop does not say it ended the build:\n%s", p.err.String())
 	}
 }

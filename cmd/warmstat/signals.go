@@ -9,7 +9,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/warmstat/warmstat/base/procgroup"
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -38,13 +40,18 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 				cancel()
 				continue
 			}
-			runfmt.FreezeCommits() // what is still being written stays unfinished
+			runfmt.FreezeCommits()        // what is still being written stays unfinished
+			builds := procgroup.KillAll() // a bisect's build, with the JVMs mvn forked
 			n := evitaserver.KillAll()
 			code, name := 130, "a second Ctrl-C"
 			if sig == syscall.SIGTERM {
 				code, name = 143, "SIGTERM"
 			}
-			fmt.Fprintf(errw, "\nwarmstat: stopped at once by %s: %d evitaDB JVM(s) killed; what was being written is incomplete\n", name, n)
+			killed := fmt.Sprintf("%d evitaDB JVM(s) killed", n)
+			if builds > 0 {
+				killed += fmt.Sprintf(", %s ended with every process it started", report.Plural(builds, "build"))
+			}
+			fmt.Fprintf(errw, "\nwarmstat: stopped at once by %s: %s; what was being written is incomplete\n", name, killed)
 			os.Exit(code)
 		}
 	}()
