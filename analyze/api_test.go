@@ -21,7 +21,7 @@ func TestExportedSurface(t *testing.T) {
 	want := []string{
 		"Advice", "Block", "CheckHarnessFigures", "ClearlyBelow", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
 		"Comparison.Comparable", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
-		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
+		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
 		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
 		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row", "Row.Name", "RunHealth", "RunNote",

@@ -194,6 +194,19 @@ func (s side) same() bool {
 // plus what rounding hides.
 func (s side) se2() float64 { return (variance(s.y) + s.u2) / float64(s.n()) }
 
+// GeoMean is the geometric mean of positive figures (times: the mean of their logs, as
+// every interval here is taken), 0 for none.
+func GeoMean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range v {
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(v)))
+}
+
 func mean(v []float64) float64 {
 	sum := 0.0
 	for _, x := range v {

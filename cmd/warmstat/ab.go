@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +58,7 @@ func abCommand() *cli.Command {
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
 			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "the answer: text | md | json (with md or json only the answer goes to stdout; the runs, looks, compare and table to stderr)"},
 			&cli.IntFlag{Name: "pairs", Usage: "a fixed-size series of exactly N pairs (2 to 100), no early stop: each machine of a fleet runs the same, and warmstat combine judges them together"},
 		}, seriesFlags()...),
 		Action: action(runAB),
@@ -100,6 +99,10 @@ type abSide struct {
 }
 
 func runAB(ctx context.Context, cmd *cli.Command) error {
+	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.Markdown, report.JSON)
+	if err != nil {
+		return usageError(cmd, "--format: %v", err)
+	}
 	ss, err := readSeriesSettings(cmd)
 	if err != nil {
 		return err
@@ -152,7 +155,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return finishSeries(ctx, cmd, st, dir)
+	return finishSeries(ctx, cmd, st, dir, f)
 }
 
 // fixedPairs makes plan a fixed-size series of --pairs pairs: paired, one look at the
@@ -429,6 +432,9 @@ func (ss *seriesSettings) basePlan() series.Plan {
 func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan series.Plan, began time.Time) series.Config {
 	cmd, cond, pristine := ss.cmd, ss.cond, ss.pristine
 	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
+	if f := cmd.String("format"); f != "" && f != string(report.Text) {
+		out = errw // stdout holds the answer alone, a document in the format asked for
+	}
 	c := series.Config{Dir: dir, Plan: plan,
 		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
@@ -464,10 +470,10 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			return faultHint(err)
 		},
 		OnRun: func(s *series.State, e series.Entry) {
-			printRun(out, s, e, began)
+			report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))
 		},
 		OnLook: func(s *series.State, l series.LookRecord) {
-			printLook(out, s, l)
+			report.SeriesLook(out, s, l)
 		},
 	}
 	if plan.Replay {
@@ -508,405 +514,34 @@ func orDefault(s, fallback string) string {
 	return s
 }
 
-// printRun is the per-run line: the run's headline figures, the machine around it,
-// an outlier's reason, and the series' ETA.
-func printRun(w io.Writer, s *series.State, e series.Entry, began time.Time) {
-	line := fmt.Sprintf("%3d  %-5s %-13s", e.Seq, e.Side, e.Dir)
-	switch {
-	case e.Status == series.Failed:
-		line += "  FAILED: " + e.Reason + " (excluded, run again)"
-	case e.Status == series.Interrupted:
-		line += "  INTERRUPTED: excluded; run again when the series resumes (the same command)"
-	case e.Health != nil:
-		h := e.Health
-		line += fmt.Sprintf("  %s mean %s µs  load %s s  goLive %s s  TOTAL %s s", h.Collection, opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1))
-	case e.Kind == series.Warmup:
-		line += "  warm-up (not analysed)"
-	}
-	if m := e.Machine; m != nil {
-		line += fmt.Sprintf("  [load avg %.1f→%.1f, others %.0f %% CPU]", m.LoadAvgBefore, m.LoadAvgAfter, m.OtherCPUPct)
-	}
-	fmt.Fprintln(w, line)
-	if e.Health != nil && e.Health.Outlier != "" {
-		fmt.Fprintf(w, "     OUTLIER: %s\n", e.Health.Outlier)
-	}
-	if e.Status == series.Replaced {
-		fmt.Fprintf(w, "     replaced (--rerun-outliers): %s\n", e.Reason)
-	}
-	if took, ok := runWall(e); ok && e.Health != nil && e.Health.LoadS != nil {
-		inside := time.Duration(*e.Health.LoadS * 1e9)
-		if e.Health.GoLiveS != nil {
-			inside += time.Duration(*e.Health.GoLiveS * 1e9)
-		}
-		fmt.Fprintf(w, "     run took %s, %s of it outside the load and goLive (%s); the series has run %s\n",
-			took.Round(time.Second), max(0, took-inside).Round(time.Second), outsideWhat(s), seriesTime(s).Round(time.Second))
-	}
-	done := s.Done("", "") // a run that failed or was stopped is run again: not done
-	per, _ := meanRun(s)
-	if per == 0 { // no finished run timed yet
-		per = time.Since(began) / time.Duration(max(1, done))
-	}
-	left := 2*(s.Plan.MaxRuns+s.Plan.Warmup) - done
-	if s.Plan.Pairs > 0 { // a fixed size: no early stop, the runs left are certain
-		fmt.Fprintf(w, "     ETA: %s (%s left of the series' %d pairs)\n", (per * time.Duration(max(0, left))).Round(time.Second), report.Plural(max(0, left), "run"), s.Plan.Pairs)
-		return
-	}
-	if n := len(s.Looks); n > 0 && s.Looks[n-1].Look != nil {
-		most := 0
-		for _, g := range s.Looks[n-1].Look.Gates {
-			if g.MoreRuns != nil {
-				most = max(most, *g.MoreRuns)
-			}
-		}
-		// the projection counts from the look: runs done since it are part of it, and
-		// the plan's maximum caps it
-		if rem := min(left, 2*(s.Plan.Warmup+s.Looks[n-1].Runs+most)-done); most > 0 && rem > 0 && rem < left {
-			fmt.Fprintf(w, "     ETA: about %s if the noise holds (%s more), at most %s\n",
-				(per * time.Duration(rem)).Round(time.Second), report.Plural(rem, "run"), (per * time.Duration(max(0, left))).Round(time.Second))
-			return
-		}
-	}
-	fmt.Fprintf(w, "     ETA: at most %s (%s left of the plan's maximum)\n", (per * time.Duration(max(0, left))).Round(time.Second), report.Plural(max(0, left), "run"))
-}
-
-// runWall is how long a run took from its start to its end (false if it has not both).
-func runWall(e series.Entry) (time.Duration, bool) {
-	if e.Started == nil || e.Ended == nil {
-		return 0, false
-	}
-	return e.Ended.Sub(*e.Started), true
-}
-
-// outsideWhat names what a run of the series does outside its load and goLive.
-func outsideWhat(s *series.State) string {
-	if strings.Contains(s.Plan.Conditions, "writer-warm-up=") {
-		return "boots, copies, the writer's warm-up loads, activation, verification, teardown"
-	}
-	return "boots, copies, activation, verification, teardown"
-}
-
-// meanRun is the mean wall time of the series' timed runs, and how long outside their
-// load and goLive; across invocations of a resumed series alike.
-func meanRun(s *series.State) (per, outside time.Duration) {
-	n, m := 0, 0 // runs timed; runs timed with their load and goLive known
-	for _, e := range s.Entries {
-		took, ok := runWall(e)
-		if !ok {
-			continue
-		}
-		n++
-		per += took
-		if h := e.Health; h != nil && h.LoadS != nil {
-			inside := time.Duration(*h.LoadS * 1e9)
-			if h.GoLiveS != nil {
-				inside += time.Duration(*h.GoLiveS * 1e9)
-			}
-			outside += max(0, took-inside)
-			m++
-		}
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	if m > 0 {
-		outside /= time.Duration(m)
-	}
-	return per / time.Duration(n), outside
-}
-
-// seriesTime is the machine time the series' runs took so far (all invocations).
-func seriesTime(s *series.State) time.Duration {
-	var d time.Duration
-	for _, e := range s.Entries {
-		if took, ok := runWall(e); ok {
-			d += took
-		}
-	}
-	return d
-}
-
-// printLook is a look's estimate, interval and verdict per gate, and what resolving
-// the rest would take.
-func printLook(w io.Writer, s *series.State, l series.LookRecord) {
-	if l.Look == nil {
-		return
-	}
-	unit := "run(s) per side"
-	if l.Look.Method == analyze.Paired {
-		unit = "pair(s)"
-		first := analyze.SequentialPlan{MinRuns: s.Plan.MinRuns, MaxRuns: s.Plan.MaxRuns, Paired: true}.FirstLook()
-		if l.Look.Pairs < first {
-			fmt.Fprintf(w, "look after %d pairs (shown, not judged: the plan's first judged look is at %d pairs):\n", l.Look.Pairs, first)
-		} else {
-			fmt.Fprintf(w, "look after %d pairs (%.2f %% paired-t intervals: the budget spent across the looks):\n", l.Look.Pairs, 100*l.Look.Level)
-		}
-	} else {
-		fmt.Fprintf(w, "look after %d runs per side (%.2f %% %s intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level, l.Look.Method)
-	}
-	for _, g := range l.Look.Gates {
-		line := fmt.Sprintf("  %-20s %-11s", g.Gate, g.Verdict)
-		if g.DeltaPct != nil {
-			line += " " + report.SignedPct(*g.DeltaPct) + " %"
-		}
-		if g.LowPct != nil {
-			line += fmt.Sprintf(" [%s %%, %s %%]", report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct))
-		}
-		switch {
-		case g.Resolved():
-		case g.Reason != "":
-			line += "  (" + g.Reason + ")"
-		case g.MoreRuns != nil:
-			line += fmt.Sprintf("  about %d more %s would resolve it", *g.MoreRuns, unit)
-			if l.Look.Method == analyze.Paired && l.Look.Pairs < 3 {
-				line += " (a rough guess: at 2 pairs the noise rests on one difference)"
-			}
-		case g.PlanRuns != nil:
-			line += fmt.Sprintf("  not resolvable within %d %s at this noise (a series of about %d %s would be)", s.Plan.MaxRuns, unit, *g.PlanRuns, unit)
-		default:
-			line += fmt.Sprintf("  not resolvable within %d %s at this noise (nor within 100: lower the noise)", s.Plan.MaxRuns, unit)
-		}
-		fmt.Fprintln(w, line)
-		if g.NoisePct != nil { // the machine's precision, before any verdict
-			noise := fmt.Sprintf("within-pair noise %.2f %% (between runs %s %%)", *g.NoisePct, opt(g.BetweenRunPct, 2))
-			if l.Look.Method != analyze.Paired {
-				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
-			}
-			if g.LowPct != nil {
-				noise += "; the interval is " + halfWidth((*g.HighPct-*g.LowPct)/2, 1) + " now"
-			}
-			fmt.Fprintf(w, "  %-20s %s\n", "", noise)
-		}
-	}
-}
-
-// nextStep says, for each gate a finished series left without an answer, why and what
-// would give one: a series planned for more runs (a series cannot be extended: its
-// false-verdict budget was spread over its own maximum) or less noise.
-func nextStep(w io.Writer, st *series.State) {
-	if st.Outcome.Reason != "max-runs" { // resolved: the verdicts are the answer
-		return
-	}
-	unit := "runs per side"
-	if st.Plan.Method() == analyze.Paired {
-		unit = "pairs"
-	}
-	open := 0
-	for _, g := range st.Outcome.Gates {
-		if g.Resolved() {
-			continue
-		}
-		open++
-		line := "to resolve " + g.Gate
-		switch {
-		case g.Reason != "":
-			line += ": " + g.Reason
-		case g.NoisePct == nil:
-			line += ": the interval needs runs with a figure on both sides"
-		case g.PlanRuns != nil:
-			line += fmt.Sprintf(": at its noise and the change seen (%s) a series of about %d %s would: start one (a new --out, --max-runs %d), or lower the noise first",
-				signedPct(g.DeltaPct), *g.PlanRuns, unit, *g.PlanRuns)
-		default:
-			line += fmt.Sprintf(": the change seen (%s) lies too close to the ±%g %% threshold for even 100 %s at this noise to decide it: lower the noise first, or take the bound above as the answer",
-				signedPct(g.DeltaPct), st.Plan.ThresholdPct, unit)
-		}
-		fmt.Fprintln(w, line)
-	}
-	if open == 0 {
-		return
-	}
-	// advice only of what the series does not do already
-	var tips []string
-	if !st.Plan.Replay {
-		tips = append(tips, "--replay takes the reader out of the load")
-	}
-	if !strings.Contains(st.Plan.Conditions, "writer-warm-up=") {
-		tips = append(tips, "--writer-warm-up 1 takes most of the JIT's compiling out of the measured load")
-	}
-	tips = append(tips, "a larger catalog (seed --scale) makes each run longer and steadier", "a quieter machine (each run line shows what else ran)")
-	fmt.Fprintf(w, "  (lowering the noise: %s; docs/measuring.md says what each bought where it was measured)\n", strings.Join(tips, "; "))
-}
-
-// printAnswer is, per gate, the series' (sequential) verdict in words: B against A with
-// the change and its interval, what the machine's noise allowed this series to tell, and
-// where the truth lies, so that an unresolved gate still says something a reader can act
-// on (e.g. "at most 15.8 % slower").
-func printAnswer(w io.Writer, st *series.State) {
-	a, b := orDefault(st.Plan.A.Label, st.Plan.A.Spec), orDefault(st.Plan.B.Label, st.Plan.B.Spec)
-	thr := st.Plan.ThresholdPct
-	if ta, na := sideTotal(st, "A"); na > 0 {
-		if tb, nb := sideTotal(st, "B"); nb > 0 {
-			fmt.Fprintf(w, "publishing (load + goLive) took %.1f s with %s and %.1f s with %s on this machine (geometric means of %s and %s; the table above has their intervals)\n",
-				ta, a, tb, b, report.Plural(na, "run"), report.Plural(nb, "run"))
-		}
-	}
-	unit := "pairs"
-	if st.Plan.Method() != analyze.Paired {
-		unit = "runs per side"
-	}
-	for _, g := range st.Outcome.Gates {
-		if g.DeltaPct == nil || g.LowPct == nil {
-			fmt.Fprintf(w, "%s: %s, no interval", g.Gate, g.Verdict)
-			if g.Reason != "" {
-				fmt.Fprintf(w, " (%s)", g.Reason)
-			}
-			fmt.Fprintln(w)
-			continue
-		}
-		iv := fmt.Sprintf("%s %% [%s %%, %s %%]", report.SignedPct(*g.DeltaPct), report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct))
-		switch g.Verdict {
-		case analyze.Slower, analyze.Faster:
-			fmt.Fprintf(w, "%s: %s is %s than %s by %s: the whole interval lies beyond the ±%g %% noise threshold\n", g.Gate, b, g.Verdict, a, iv, thr)
-		case analyze.Equivalent:
-			fmt.Fprintf(w, "%s: %s and %s are the same within ±%g %%: %s\n", g.Gate, b, a, thr, iv)
-		default:
-			fmt.Fprintf(w, "%s: no verdict at ±%g %%: %s against %s %s; %s is somewhere from %s to %s than %s\n",
-				g.Gate, thr, b, a, iv, b, changeWords(*g.LowPct), changeWords(*g.HighPct), a)
-		}
-		if g.NoisePct != nil {
-			half := (*g.HighPct - *g.LowPct) / 2
-			fmt.Fprintf(w, "  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)\n",
-				*g.NoisePct, noiseKind(st), st.Outcome.Runs, unit, halfWidth(half+thr, 0))
-		}
-	}
-}
-
-// halfWidth is an interval's half-width for people: "±24.3 %", or "wider than ±99,900 %"
-// where report.SignedPct stops counting.
-func halfWidth(pct float64, decimals int) string {
-	s := strings.TrimPrefix(report.SignedPct(pct), "+")
-	if strings.HasPrefix(s, ">") {
-		return "wider than ±" + strings.TrimLeft(s, ">+") + " %"
-	}
-	return "±" + report.Fixed(pct, decimals) + " %"
-}
-
-// sideTotal is the geometric mean of a side's measured TOTAL (load + goLive) over its
-// finished runs, and how many runs it rests on.
-func sideTotal(st *series.State, side string) (float64, int) {
-	sum, n := 0.0, 0
-	for _, e := range st.Entries {
-		if e.Side != side || e.Kind != series.Measured || e.Status != series.Done || e.Health == nil || e.Health.TotalS == nil || *e.Health.TotalS <= 0 {
-			continue
-		}
-		sum += math.Log(*e.Health.TotalS)
-		n++
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	return math.Exp(sum / float64(n)), n
-}
-
-// changeWords is a change of B against A in words: "3.2 % faster", "15.8 % slower".
-func changeWords(pct float64) string {
-	switch {
-	case pct < 0:
-		return strings.TrimPrefix(report.SignedPct(-pct), "+") + " % faster"
-	case pct > 0:
-		return strings.TrimPrefix(report.SignedPct(pct), "+") + " % slower"
-	}
-	return "no change"
-}
-
-func noiseKind(st *series.State) string {
-	if st.Plan.Method() == analyze.Paired {
-		return "within a pair"
-	}
-	return "between runs"
-}
-
-func opt(v *float64, prec int) string {
-	if v == nil {
-		return "—"
-	}
-	return report.Fixed(*v, prec)
-}
-
 // finishSeries prints the series' runs with their health, the full compare, the table
-// and the plot, then the outcome, its answer and what to do next, and maps the outcome
-// to the exit code.
-func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string) error {
+// and the plot, then the answer (in the --format asked for) and maps the outcome to the
+// exit code. With md or json only the answer goes to stdout; the rest to stderr.
+func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string, f report.Format) error {
 	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
+	detail := out
+	if f != report.Text {
+		detail = errw
+	}
 	// the order a reader follows: the runs and their health, the full comparison, the
 	// table, and last the answer with what to do next
-	printHealth(out, st)
+	report.SeriesRuns(detail, st)
 	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
-	fmt.Fprintf(out, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
-	run(ctx, []string{"warmstat", "compare", a, b}, out, errw)
-	fmt.Fprintf(out, "\n== warmstat table --group %s %s\n", a, b)
-	run(ctx, []string{"warmstat", "table", "--group", a, b}, out, errw)
+	fmt.Fprintf(detail, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
+	run(ctx, []string{"warmstat", "compare", a, b}, detail, errw)
+	fmt.Fprintf(detail, "\n== warmstat table --group %s %s\n", a, b)
+	run(ctx, []string{"warmstat", "table", "--group", a, b}, detail, errw)
 	svg := filepath.Join(dir, "compare.svg")
-	run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, out, errw) // it says where it wrote
+	run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, detail, errw) // it says where it wrote
 
-	o := st.Outcome
-	fmt.Fprintln(out)
-	if st.Plan.Pairs > 0 {
-		fmt.Fprintf(out, "== the answer: series of %d pairs done (fixed size; warmstat combine judges a fleet's series together); this machine alone", o.Runs)
-	} else {
-		fmt.Fprintf(out, "== the answer: series %s after %d runs per side (%d saved against --max-runs %d)", o.Reason, o.Runs, o.Saved, st.Plan.MaxRuns)
+	ans := report.BuildSeriesAnswer(st, dir)
+	if err := report.WriteSeriesAnswer(out, ans, f); err != nil {
+		return err
 	}
-	var slower []string
-	for _, g := range o.Gates {
-		fmt.Fprintf(out, "; %s %s", g.Gate, g.Verdict)
-		if g.Verdict == analyze.Slower {
-			slower = append(slower, g.Gate)
-		}
-	}
-	fmt.Fprintln(out)
-	if per, outside := meanRun(st); per > 0 {
-		fmt.Fprintf(out, "machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)\n",
-			seriesTime(st).Round(time.Second), report.Plural(len(st.Entries), "run"), per.Round(time.Second), outside.Round(time.Second), outsideWhat(st))
-	}
-	printAnswer(out, st)
-	nextStep(out, st)
-	if st.Plan.Pairs > 0 {
-		fmt.Fprintf(out, "next: warmstat combine %s SERIES... (the other machines' series of this plan)\n", dir)
-	}
-	if cmd.Bool("fail-on-regression") && len(slower) > 0 {
-		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(slower, ", ")))
+	if cmd.Bool("fail-on-regression") && len(ans.Slower) > 0 {
+		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(ans.Slower, ", ")))
 	}
 	return nil
-}
-
-// printHealth is every run of the series with its headline figures, its state and the
-// machine around it; below, why a run stands out or failed.
-func printHealth(w io.Writer, st *series.State) {
-	fmt.Fprintln(w, "\nruns of the series (the dominant collection's mean upsert, load wall-clock, goLive, TOTAL; machine after the run; "+
-		"the writer's JIT and GC threads' and the reader's CPU during the load, in cores):")
-	var rows [][]string
-	var notes []string
-	for _, e := range st.Entries {
-		r := []string{fmt.Sprint(e.Seq), e.Side, e.Dir, e.Kind, e.Status, "—", "—", "—", "—", "—", "—", "—", "—", "—"}
-		if h := e.Health; h != nil {
-			r[5], r[6], r[7], r[8] = opt(h.MeanUs, 0), opt(h.LoadS, 1), opt(h.GoLiveS, 1), opt(h.TotalS, 1)
-			if h.Outlier != "" {
-				note := fmt.Sprintf("  run %d (%s): OUTLIER: %s", e.Seq, e.Dir, h.Outlier)
-				if h.Factor != "" {
-					note += "; the recorded factor furthest from its side: " + h.Factor
-				}
-				notes = append(notes, note)
-			}
-			factor := func(name string) string {
-				if v, ok := h.Factors[name]; ok {
-					return fmt.Sprintf("%.2f", v)
-				}
-				return "—"
-			}
-			r[11], r[12], r[13] = factor("writer jit CPU (cores)"), factor("writer gc CPU (cores)"), factor("reader CPU (cores)")
-		}
-		if m := e.Machine; m != nil {
-			r[9], r[10] = fmt.Sprintf("%.1f", m.LoadAvgAfter), fmt.Sprintf("%.0f %%", m.OtherCPUPct)
-		}
-		if e.Reason != "" {
-			notes = append(notes, fmt.Sprintf("  run %d (%s): %s", e.Seq, e.Status, e.Reason))
-		}
-		rows = append(rows, r)
-	}
-	report.Table(w, report.Text, 5, []string{"#", "side", "run", "kind", "status", "mean µs", "load s", "goLive s", "TOTAL s", "load avg", "others' CPU",
-		"JIT cores", "GC cores", "reader cores"}, rows)
-	for _, n := range notes {
-		fmt.Fprintln(w, n)
-	}
 }
 
 // gatesInSnapshot refuses a gate naming a collection the snapshot does not hold, before
@@ -967,12 +602,4 @@ func jvmConditions(cmd *cli.Command) string {
 		out += fmt.Sprintf(" writer-warm-up=%d", n)
 	}
 	return out
-}
-
-// signedPct is a change as "+2.8 %" ("—" when unknown).
-func signedPct(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%+.1f %%", *v)
 }

@@ -7,28 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/warmstat/warmstat/internal/evitatest"
-	"github.com/warmstat/warmstat/series"
 )
-
-// A run that failed or was stopped is run again: the ETA counts it as not done (3 done
-// of a plan of 2 × 2 runs, one failed: 1 left, not 0).
-func TestETACountsOnlyFinishedRuns(t *testing.T) {
-	start := time.Now().Add(-time.Minute)
-	end := start.Add(20 * time.Second)
-	st := &series.State{Plan: series.Plan{MaxRuns: 2}}
-	for i, status := range []string{series.Done, series.Done, series.Failed, series.Done} {
-		side := []string{"A", "B", "B", "A"}[i]
-		st.Entries = append(st.Entries, series.Entry{Seq: i + 1, Side: side, Kind: series.Measured, Status: status, Started: &start, Ended: &end})
-	}
-	var b bytes.Buffer
-	printRun(&b, st, st.Entries[3], start)
-	if !strings.Contains(b.String(), "(1 run left of the plan's maximum)") {
-		t.Fatalf("%s", b.String())
-	}
-}
 
 // An interrupted series says so and how to go on, not a bare "context canceled".
 func TestABInterruptedSaysHowToGoOn(t *testing.T) {
@@ -65,21 +46,5 @@ func TestABHeapsFollowLoadsRule(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d %q", c.extra, code, stderr)
 		}
-	}
-}
-
-// A fixed-size series (--pairs N) stops at no look: its runs left are certain, and the
-// ETA says so instead of "at most … of the plan's maximum".
-func TestETAOfAFixedSizeSeries(t *testing.T) {
-	start := time.Now().Add(-time.Minute)
-	end := start.Add(20 * time.Second)
-	st := &series.State{Plan: series.Plan{Pairs: 3, MinRuns: 3, MaxRuns: 3}}
-	for i, side := range []string{"A", "B", "B", "A"} {
-		st.Entries = append(st.Entries, series.Entry{Seq: i + 1, Side: side, Kind: series.Measured, Status: series.Done, Started: &start, Ended: &end})
-	}
-	var b bytes.Buffer
-	printRun(&b, st, st.Entries[3], start)
-	if got := b.String(); !strings.Contains(got, "ETA: 40s (2 runs left of the series' 3 pairs)") || strings.Contains(got, "at most") {
-		t.Fatalf("%s", got)
 	}
 }

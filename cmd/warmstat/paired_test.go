@@ -85,7 +85,7 @@ func TestCompareUsesTheSeriesPairs(t *testing.T) {
 	if paired.Method != "paired-t" || len(paired.Pairs) != 6 || r.Pairs == nil || *r.Pairs != 6 || r.PairCVPct == nil || *r.PairCVPct > *r.CVPct/2 ||
 		r.Verdict != analyze.Slower || math.Abs(*r.DeltaPct-5) > 2 {
 		t.Fatalf("paired: method %s, %d pairs, %s, change %s, within pairs %s, between runs %s", paired.Method, len(paired.Pairs), r.Verdict,
-			opt(r.DeltaPct, 2), opt(r.PairCVPct, 2), opt(r.CVPct, 2))
+			optFig(r.DeltaPct), optFig(r.PairCVPct), optFig(r.CVPct))
 	}
 	welch := get("--method", "welch-t", a, b)
 	if w := row(welch, "Product", "mean"); welch.Method != "welch-t" || w.Pairs != nil || w.Verdict != analyze.Unresolved || *w.CVPct < 3 {
@@ -115,4 +115,12 @@ func TestCompareUsesTheSeriesPairs(t *testing.T) {
 	if _, stderr, code := runCLI(t, "compare", "--method", "paired-t", filepath.Join(loose, "A"), b); code != 2 || !strings.Contains(stderr, "did not run back to back") {
 		t.Fatalf("paired-t on runs that are no pairs: %d %s", code, stderr)
 	}
+}
+
+// optFig is a figure with two decimals, "—" when unknown.
+func optFig(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *v)
 }
