@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -196,4 +197,22 @@ func (s *State) Finish(dir string, o *Outcome) error {
 	}
 	s.Outcome = rec
 	return s.Save(dir)
+}
+
+// ExpectedSeries is how many series a bisect of n commits expects: a confirmation and
+// ⌈log₂ n⌉ probes.
+func ExpectedSeries(n int) int { return 1 + int(math.Ceil(math.Log2(float64(max(n, 1))))) }
+
+// Remaining is the time the series still expected would take at the mean machine time of
+// those done so far (at least one more); false before the first is done.
+func (s *State) Remaining(commits int) (time.Duration, bool) {
+	if len(s.Probes) == 0 {
+		return 0, false
+	}
+	var total int64
+	for _, p := range s.Probes {
+		total += p.MachineNs
+	}
+	left := max(ExpectedSeries(commits)-len(s.Probes), 1)
+	return time.Duration(total/int64(len(s.Probes))) * time.Duration(left), true
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/warmstat/warmstat/base/cachedir"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,7 +152,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	}
 	expected := "1 series: the confirmation"
 	if len(commits) > 1 {
-		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", 1+ceilLog2(len(commits)), len(commits))
+		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", bisect.ExpectedSeries(len(commits)), len(commits))
 	}
 	fmt.Fprintf(errw, "bisect %s..%s in %s: %s, %s, gate %s\n",
 		good.Short(), commits[len(commits)-1].Short(), root, report.Plural(len(commits), "commit"), expected, gate)
@@ -184,7 +182,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		sp.Gates = []string{gate}
 		done := len(st.Probes)
 		fmt.Fprintf(errw, "%s series %d (about %d in all%s): %s against %s, in %s\n", time.Now().Format("15:04:05"), done+1,
-			max(done+1, 1+ceilLog2(len(commits))), bisectETA(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
+			max(done+1, bisect.ExpectedSeries(len(commits))), etaWords(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
 		s, err := series.Execute(ctx, ss.config(sdir, ss.workloadFile(dir), sides, sp, began))
 		if errors.Is(err, series.ErrRunFailedTwice) {
 			if e, ok := lastFailed(s); ok {
@@ -205,7 +203,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 				r.Gate, r.Verdict = g, g.Verdict
 			}
 		}
-		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", subject[bc].Short(), subject[a].Short(), gate, describeChange(r), report.Plural(r.Runs, "run"))
+		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", subject[bc].Short(), subject[a].Short(), gate, report.BisectChange(r), report.Plural(r.Runs, "run"))
 		return r, nil
 	}
 	hashes := make([]string, len(commits))
@@ -220,7 +218,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 				return ferr
 			}
 			if format == "json" {
-				printJSON(out, st)
+				report.WriteJSON(out, st)
 			}
 			if o.Kind != bisect.Unmeasurable { // the reference of a later probe: the bisect cannot go on
 				return fmt.Errorf("%v: the bisect stopped", sk)
@@ -237,14 +235,14 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	}
 	switch format {
 	case "json":
-		if err := printJSON(out, st); err != nil {
+		if err := report.WriteJSON(out, st); err != nil {
 			return err
 		}
 	default:
-		printBisect(out, st, o, subject, format == "md", probePlan.AlphaPct)
+		report.BisectResult(out, st, o, subject, format == "md", probePlan.AlphaPct)
 	}
 	if o.Kind != bisect.Found {
-		return withCode(exitRefused, fmt.Errorf("bisect: %s", bisectSummary(o, subject)))
+		return withCode(exitRefused, fmt.Errorf("bisect: %s", report.BisectSummary(o, subject)))
 	}
 	return nil
 }
@@ -301,134 +299,12 @@ func lastFailed(s *series.State) (series.Entry, bool) {
 	return series.Entry{}, false
 }
 
-func ceilLog2(n int) int { return int(math.Ceil(math.Log2(float64(max(n, 1))))) }
-
-// bisectETA is the time the series still expected would take at the mean of those
-// done so far ("" before the first).
-func bisectETA(st *bisect.State, commits int) string {
-	if len(st.Probes) == 0 {
-		return ""
+// etaWords is ", ETA 4m0s" from the series done so far ("" before the first).
+func etaWords(st *bisect.State, commits int) string {
+	if d, ok := st.Remaining(commits); ok {
+		return ", ETA " + d.Round(time.Minute).String()
 	}
-	var total int64
-	for _, p := range st.Probes {
-		total += p.MachineNs
-	}
-	left := max(1+ceilLog2(commits)-len(st.Probes), 1)
-	return ", ETA " + (time.Duration(total/int64(len(st.Probes))) * time.Duration(left)).Round(time.Minute).String()
-}
-
-func describeChange(r bisect.Result) string {
-	g := r.Gate
-	if g.DeltaPct == nil || g.LowPct == nil || g.HighPct == nil {
-		return string(r.Verdict)
-	}
-	return fmt.Sprintf("%s %% [%s, %s] %s", report.SignedPct(*g.DeltaPct), report.SignedPct(*g.LowPct), report.SignedPct(*g.HighPct), r.Verdict)
-}
-
-func bisectSummary(o *bisect.Outcome, subject map[string]bisect.Commit) string {
-	switch o.Kind {
-	case bisect.NoRegression:
-		return "no regression confirmed: " + o.Detail + " (" + describeChange(o.Confirm) + "): nothing bisected"
-	case bisect.Undecidable:
-		return fmt.Sprintf("undecidable at this noise between %s and %s: %s", subject[o.Open[0]].Short(), subject[o.Open[1]].Short(), o.Detail)
-	case bisect.Unbuildable:
-		var r []string
-		for _, c := range o.Culprits[0].Range {
-			r = append(r, subject[c].Short())
-		}
-		return "the slowdown is in one of " + strings.Join(r, ", ") + ", which could not all be measured"
-	}
-	return o.Kind
-}
-
-// printBisect is the result for people (text) or for a pull request (md): the
-// culprits, every probe, the machine time.
-func printBisect(w io.Writer, st *bisect.State, o *bisect.Outcome, subject map[string]bisect.Commit, md bool, alpha float64) {
-	name := func(h string) string {
-		c := subject[h]
-		return fmt.Sprintf("%s %q (%s, %s)", c.Short(), c.Subject, c.Author, c.Date)
-	}
-	head := func(s string) {
-		if md {
-			fmt.Fprintf(w, "\n### %s\n\n", s)
-		} else {
-			fmt.Fprintf(w, "\n%s\n", s)
-		}
-	}
-	head(fmt.Sprintf("warmstat bisect %s..%s (%s), gate %s", st.Good.Short(), st.Commits[len(st.Commits)-1].Short(), report.Plural(len(st.Commits), "commit"), st.Plan.Gate))
-	if o.Kind == bisect.Found {
-		for i, c := range o.Culprits {
-			line := fmt.Sprintf("culprit %d of %d: %s: %s against %s", i+1, len(o.Culprits), name(c.Commit), describeChange(c.Change), subject[c.Reference].Short())
-			if before := unmeasuredBefore(c, subject); before != "" {
-				line += " (or " + before + ", which could not be measured)"
-			}
-			if md {
-				line = "- **" + line + "**"
-			}
-			fmt.Fprintln(w, line)
-		}
-	} else {
-		fmt.Fprintln(w, bisectSummary(o, subject))
-	}
-	if o.Detail != "" && o.Kind == bisect.Found {
-		fmt.Fprintln(w, "note: "+o.Detail)
-	}
-	for _, k := range o.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", subject[k.Commit].Short(), k.Reason)
-	}
-	head("probes")
-	rows := [][]string{}
-	var probing, builds time.Duration
-	for _, p := range st.Probes {
-		rows = append(rows, []string{subject[p.B].Short(), subject[p.A].Short(), fmt.Sprint(p.Runs), describeChange(p.Result),
-			buildTime(st, p.B), time.Duration(p.MachineNs).Round(time.Second).String(), p.Series})
-		probing += time.Duration(p.MachineNs)
-	}
-	for _, b := range st.Builds {
-		builds += time.Duration(b.TookNs)
-	}
-	hdr := []string{"commit", "against", "runs/side", "change [interval], verdict", "build", "series time", "series"}
-	f := report.Text
-	if md {
-		f = report.Markdown
-	}
-	report.Table(w, f, 2, hdr, rows)
-	fmt.Fprintf(w, "intervals: each series' last look, at %g %% or more (a series spreads its false-verdict budget over its looks)\n", 100-alpha)
-	fmt.Fprintf(w, "machine time: %s in %d series, the builds they waited for included (%d commits built, %s when they were built)\n",
-		probing.Round(time.Second), len(st.Probes), len(st.Builds), builds.Round(time.Second))
-}
-
-// unmeasuredBefore names the commits of c's range other than c itself: the skipped
-// ones just before it, any of which may be the part's culprit instead ("" if none).
-func unmeasuredBefore(c bisect.Culprit, subject map[string]bisect.Commit) string {
-	var others []string
-	for _, h := range c.Range {
-		if h != c.Commit {
-			others = append(others, subject[h].Short())
-		}
-	}
-	switch len(others) {
-	case 0:
-		return ""
-	case 1:
-		return others[0]
-	}
-	return "one of " + strings.Join(others, ", ")
-}
-
-func buildTime(st *bisect.State, commit string) string {
-	b, ok := st.Builds[commit]
-	if !ok {
-		return "-"
-	}
-	return time.Duration(b.TookNs).Round(time.Second).String()
-}
-
-// printJSON is the bisect's state, as bisect.json holds it.
-func printJSON(w io.Writer, st *bisect.State) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(st)
+	return ""
 }
 
 // bisectDirUsable refuses a bisect directory warmstat would not own: one inside the
