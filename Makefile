@@ -47,6 +47,7 @@ docs:
 bench:
 	$(GO) test ./analyze -run '^$$' -bench 'Summarize|Read' -benchmem -cpu 1
 	$(GO) test ./analyze -run '^$$' -bench 'Compare5x' -benchmem -benchtime 3x
+	$(GO) test ./cmd/warmstat -run '^$$' -bench 'Report386k' -benchmem -count 5
 	$(GO) test ./analyze -run '^$$' -bench 'Calibration' -benchtime 1x -v
 	$(GO) test ./evita -run '^$$' -bench 'Transcode' -benchmem
 	$(GO) test ./workload -run '^$$' -bench 'Read' -benchmem
@@ -61,6 +62,7 @@ noise: build
 # Each fuzz target for FUZZTIME (default 60s): make fuzz FUZZTIME=5m
 fuzz:
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzCSVReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzFastRowIsParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzManifest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./evita -run '^$$' -fuzz '^FuzzTranscoder$$' -fuzztime $(FUZZTIME)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -127,6 +128,14 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 		idx[c.Name] = i
 		samples[i] = make([]int64, 0, min(c.Entities, 1<<20)) // a manifest is not trusted with an allocation
 	}
+	// Without resampling (keep), a collection's figures are selected as soon as its
+	// last row is read, on another core while the reading goes on: the order statistics
+	// reorder the samples in place, and nothing after needs their order. The bootstrap's
+	// resample sets keep the rows' order, so with keep every figure waits for the end.
+	stats := make([]Stats, len(m.Collections))
+	selected := make([]bool, len(m.Collections))
+	var wg sync.WaitGroup
+	defer wg.Wait() // an error return leaves no goroutine reordering behind it
 	lastName, i := "", 0
 	err := run.ScanRows(func(r runfmt.Row) error {
 		if r.Collection != lastName {
@@ -137,11 +146,17 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 			return nil
 		}
 		samples[i] = append(samples[i], r.UpsertNs)
+		if !keep && int64(len(samples[i])) == m.Collections[i].Entities {
+			selected[i] = true
+			k := i
+			wg.Go(func() { stats[k] = statsOf(samples[k], q) })
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	wg.Wait()
 	s := &RunSummary{Run: run, Quantiles: q}
 	all := make([]int64, 0, m.Entities)
 	var kept map[string]resampleSet
@@ -150,7 +165,10 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 	}
 	for i, c := range m.Collections {
 		all = append(all, samples[i]...)
-		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: statsOf(samples[i], q),
+		if !selected[i] {
+			stats[i] = statsOf(samples[i], q)
+		}
+		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: stats[i],
 			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs, ShareOfWallPct: pctOf(c.WallNs, m.Timings.LoadWallNs)})
 		if keep {
 			kept[c.Name] = newResampleSet(samples[i], q)

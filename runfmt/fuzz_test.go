@@ -3,9 +3,11 @@ package runfmt
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,6 +122,51 @@ func FuzzHarnessLog(f *testing.F) {
 		// a report that parses either yields a valid manifest or a clear validation error
 		if err := m.Validate(); err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("multi-line validation error: %v", err)
+		}
+	})
+}
+
+// The one-pass parse of the writer's own layout reads every row as the general parse
+// does: the same rows, the same error on the same line, whatever the bytes and wherever
+// the read buffer's refills cut them.
+func FuzzFastRowIsParse(f *testing.F) {
+	for _, rows := range []string{
+		"1,Product,7,1,0,7100000\n2,Tag,1,2,,12\n",
+		"1,A,1,,,5\n2,A,2,3,4,5\n3,A,2147483648,3,4,5\n",
+		"1,A,1,2,3,4,5\n", "1,,1,2,3,4\n", "2,A,1,1,1,1\n", "1,A,1,5,0,1\n2,A,1,4,0,1\n",
+		"1,A,1,1,1,9999999999999999999\n", "1,A,1,1,1,\n", "1,A,-1,1,1,1\n", "1,A,1,1,1,1\r\n2,B,1,1,1,1\n",
+		"01,A,0001,1,1,0000000000000000001\n", "1,A,1,1,1,1\n\n", "1,A,1,1,1,1\r2,A,1,1,1,1\n", "1,A,1,1,1,1\r\r\n",
+		"1,A\n2,A,1,1,1,1\n", "1,Product,1,1,1,1\n2,Product,1,1,1,1\n3,Productx,1,1,1,1\n4,Product\n",
+	} {
+		f.Add([]byte(rows))
+	}
+	read := func(data []byte, fast bool, buf int) (rows []Row, err error) {
+		defer func(was int) { csvBufSize = was }(csvBufSize)
+		csvBufSize = buf
+		r, err := NewCSVReader(bytes.NewReader(append([]byte(CSVHeader+"\n"), data...)), "f.csv")
+		if err != nil {
+			return nil, err
+		}
+		r.canonical = fast
+		for {
+			row, err := r.Next()
+			if err == io.EOF {
+				return rows, nil
+			}
+			if err != nil {
+				return rows, err
+			}
+			rows = append(rows, row)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// a small read buffer puts rows across its refills, as a large file does
+		for _, buf := range []int{64, 101, 256 << 10} {
+			fastRows, fastErr := read(data, true, buf)
+			rows, err := read(data, false, buf)
+			if fmt.Sprint(fastErr) != fmt.Sprint(err) || !slices.Equal(fastRows, rows) {
+				t.Fatalf("buffer %d: one-pass parse: %v %+v\ngeneral parse: %v %+v", buf, fastErr, fastRows, err, rows)
+			}
 		}
 	})
 }

@@ -24,6 +24,17 @@ type Collection struct {
 // Small is a catalog shaped like production (Product dominant) at ~1/300 scale.
 var Small = []Collection{{"Category", 40, 2.5e6}, {"Product", 400, 7.2e6}, {"Stock", 160, 140e3}, {"Tag", 60, 120e3}}
 
+// Production is a catalog of production's size, 386,369 entities (Product 118,772 from
+// the seed document; the rest shaped after catalog-shape.md), for benchmarks at the size
+// warmstat must handle.
+var Production = []Collection{
+	{"Brand", 1_204, 1.1e6}, {"Category", 2_915, 3.2e6}, {"Group", 310, 900e3}, {"Media", 81_250, 600e3},
+	{"ParameterGroup", 160, 400e3}, {"ParameterType", 2_480, 700e3}, {"ParameterValue", 41_622, 500e3},
+	{"PriceList", 212, 300e3}, {"Product", 118_772, 7.4e6}, {"ProductGroup", 5_120, 900e3},
+	{"Stock", 47_940, 140e3}, {"Store", 83, 250e3}, {"Tag", 4_311, 120e3}, {"Variant", 51_402, 1.3e6},
+	{"Voucher", 26_035, 130e3}, {"Warehouse", 41, 200e3}, {"Zone", 512, 180e3}, {"Country", 2_000, 160e3},
+}
+
 // Spec describes one run.
 type Spec struct {
 	Label       string
