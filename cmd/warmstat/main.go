@@ -135,7 +135,13 @@ func main() {
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(ctx, args)
+	// a command run from inside another (ab's compare and table) is a root of its own:
+	// urfave/cli would otherwise find the caller's command in ctx, make it the parent
+	// and write to the caller's writers. Only ctx's cancellation is carried over.
+	own, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	err := app.Run(own, args)
 	if err == nil {
 		return 0
 	}

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/internal/synthrun"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
@@ -308,5 +311,27 @@ func TestVersionWithoutTheMakefile(t *testing.T) {
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil || !regexp.MustCompile(`^warmstat version v\d+\.\d+\.\d+-\S*[0-9a-f]{12}`).Match(out) {
 		t.Fatalf("--version: %v %q", err, out)
+	}
+}
+
+// A command run from inside another (ab's compare and table, for --format md|json)
+// writes where it is told, not to its caller's writers, which urfave/cli would find in
+// the context it is given.
+func TestNestedRunWritesWhereItIsTold(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := synthrun.Write(dir, synthrun.Spec{Label: "nested"}); err != nil {
+		t.Fatal(err)
+	}
+	var outer, outerErr, inner, innerErr bytes.Buffer
+	code := -1
+	caller := &cli.Command{Name: "caller", Writer: &outer, ErrWriter: &outerErr, Action: func(ctx context.Context, _ *cli.Command) error {
+		code = run(ctx, []string{"warmstat", "table", dir}, &inner, &innerErr)
+		return nil
+	}}
+	if err := caller.Run(context.Background(), []string{"caller"}); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(inner.String(), "| nested") || outer.Len() != 0 || outerErr.Len() != 0 {
+		t.Fatalf("exit %d; the nested table wrote %q where told, %q to its caller's stdout, %q to its stderr", code, inner.String(), outer.String(), outerErr.String())
 	}
 }
