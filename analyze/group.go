@@ -226,8 +226,8 @@ func orUnknown(s string) string {
 // label is the treatment: expected to differ between groups, never within one.
 var contract = []contractField{
 	{"build", false, func(m *runfmt.Manifest) string { return m.Build.Label }},
-	{"server-heap", true, func(m *runfmt.Manifest) string { return runfmt.FormatBytes(m.Server.MaxHeapBytes) }},
-	{"reader-heap", true, func(m *runfmt.Manifest) string { return noReader(m, runfmt.FormatBytes(m.Reader.MaxHeapBytes)) }},
+	{"server-heap", true, func(m *runfmt.Manifest) string { return runfmt.FormatBytesExact(m.Server.MaxHeapBytes) }},
+	{"reader-heap", true, func(m *runfmt.Manifest) string { return noReader(m, runfmt.FormatBytesExact(m.Reader.MaxHeapBytes)) }},
 	{"server-version", false, func(m *runfmt.Manifest) string { return orUnknown(string(m.Server.Version)) }},
 	{"server-build", false, func(m *runfmt.Manifest) string { return serverBuild(m.Server.Build) }},
 	{"writer-jvm", true, func(m *runfmt.Manifest) string { return jvm(m.Server.JVM) }},
@@ -283,9 +283,9 @@ var contract = []contractField{
 	{"cpu", true, func(m *runfmt.Manifest) string { return orUnknown(m.Machine.CPUModel) }},
 	{"memory-limit", true, func(m *runfmt.Manifest) string {
 		if m.Machine.CgroupMemoryLimitBytes != nil {
-			return runfmt.FormatBytes(m.Machine.CgroupMemoryLimitBytes)
+			return runfmt.FormatBytesExact(m.Machine.CgroupMemoryLimitBytes)
 		}
-		return runfmt.FormatBytes(m.Machine.MemoryBytes)
+		return runfmt.FormatBytesExact(m.Machine.MemoryBytes)
 	}},
 	// a profiler costs the writer time: profiled runs compare only with runs profiled
 	// the same way (profiler, mode, engine, interval); "none" when unprofiled

@@ -77,8 +77,8 @@ func parseHeapInfo(out string) (int64, error) {
 }
 
 // Heap sizing from production: its full catalog (386,369 entities, 12.87 GB live heap)
-// loads into a 23 GB writer heap. A catalog seeded at scale s is built to cost s of
-// that, so it gets 23 GB × s, plus 1 GB for the server's own baseline and the
+// loads into a 23 GiB writer heap. A catalog seeded at scale s is built to cost s of
+// that, so it gets 23 GiB × s, plus 1 GB for the server's own baseline and the
 // headroom a small heap needs.
 const (
 	ProductionWriterHeap int64 = 23 << 30
@@ -87,7 +87,7 @@ const (
 )
 
 // HeapForScale is the heap warmstat proposes for a server holding a catalog seeded at
-// scale s: 23 GB × s + 1 GB, rounded up to a 256 MB step.
+// scale s: 23 GiB × s + 1 GiB, rounded up to a 256 MiB step.
 func HeapForScale(s float64) int64 {
 	return roundUp(int64(float64(ProductionWriterHeap)*s) + heapBase)
 }
@@ -95,7 +95,7 @@ func HeapForScale(s float64) int64 {
 func roundUp(b int64) int64 { return (b + heapStep - 1) / heapStep * heapStep }
 
 // NeedHeap is the least heap warmstat lets a server hold a catalog of the given live
-// heap with (1.5 × live + 256 MB, in 256 MB steps). Measured on the seeded catalog at
+// heap with (1.5 × live + 256 MB, in 256 MiB steps). Measured on the seeded catalog at
 // scale 0.05 (834 MB live when seeded, ~900 MB in the writer after the load): at this
 // need, 1,536 MB, the load spent 6.0 % of its window in GC; at 1,152 MB 6.1 % with
 // one full collection; at 1,024 MB it spiralled (41.6 %, 120 full collections).
@@ -110,5 +110,5 @@ type HeapError struct {
 }
 
 func (e *HeapError) Error() string {
-	return fmt.Sprintf("%s heap %s is below the %s this catalog needs (%s)", e.Server, fmtBytes(e.Heap), runfmt.FormatBytesAtLeast(e.Need), e.Why)
+	return fmt.Sprintf("%s heap %s is below the %s this catalog needs (%s)", e.Server, fmtBytesExact(e.Heap), runfmt.FormatBytesAtLeast(e.Need), e.Why)
 }

@@ -123,7 +123,7 @@ func CheckHeapsFit(m Machine, heaps map[string]int64) error {
 	for _, name := range names {
 		h := heaps[name]
 		total += h + JVMOverhead(h)
-		parts = append(parts, fmt.Sprintf("%s %s + %s overhead", name, runfmt.FormatBytes(&h), fmtBytes(JVMOverhead(h))))
+		parts = append(parts, fmt.Sprintf("%s %s + %s overhead", name, runfmt.FormatBytesExact(&h), fmtBytes(JVMOverhead(h))))
 	}
 	limit := m.Effective()
 	if total > limit {
@@ -141,6 +141,9 @@ func CheckHeapsFit(m Machine, heaps map[string]int64) error {
 var ErrHeapsDoNotFit = errors.New("heaps do not fit")
 
 func fmtBytes(v int64) string { return runfmt.FormatBytes(&v) }
+
+// fmtBytesExact is a heap someone set, exactly as a flag takes it.
+func fmtBytesExact(v int64) string { return runfmt.FormatBytesExact(&v) }
 
 // The memory ledger: every JVM warmstat starts reserves its heap plus overhead in a file
 // under ReservationDir, flock-ed for as long as the JVM lives, so that warmstat processes

@@ -25,7 +25,7 @@ type Fault struct {
 }
 
 func (f *Fault) Error() string {
-	msg := fmt.Sprintf("the %s server (heap %s) %s", f.Role, fmtBytes(f.Heap), f.Reason)
+	msg := fmt.Sprintf("the %s server (heap %s) %s", f.Role, fmtBytesExact(f.Heap), f.Reason)
 	if f.HeapDump != "" {
 		msg += "; heap dump: " + f.HeapDump
 	}

@@ -13,7 +13,7 @@ import (
 // snapshotSettings reads the pristine snapshot's metadata and settles what depends on
 // it: the reader opens the snapshot with the snapshot's own storage.compress (the
 // writer's is a measurement condition and stays sc.Compress); a heap not given (0) is
-// chosen from the snapshot — 23 GB × scale + 1 GB for a seeded one, never below its
+// chosen from the snapshot — 23 GiB × scale + 1 GiB for a seeded one, never below its
 // measured need — and a heap given below that need is refused, naming it. Only the
 // heaps of the servers named (writer, reader) are settled: an extraction starts no
 // writer.
@@ -50,7 +50,7 @@ func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot
 	if info.LiveHeapBytes != nil {
 		need = evitaserver.NeedHeap(*info.LiveHeapBytes)
 		live := *info.LiveHeapBytes
-		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", runfmt.FormatBytes(&live))
+		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", runfmt.FormatSize(live))
 	}
 	proposed := need
 	if info.Seed != nil {
@@ -91,7 +91,7 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 	need, why := int64(0), ""
 	if h.SnapshotLiveHeapBytes != nil {
 		need = evitaserver.NeedHeap(*h.SnapshotLiveHeapBytes)
-		why = fmt.Sprintf("its snapshot's live heap was measured at %s when it was seeded", runfmt.FormatBytes(h.SnapshotLiveHeapBytes))
+		why = fmt.Sprintf("its snapshot's live heap was measured at %s when it was seeded", runfmt.FormatSize(*h.SnapshotLiveHeapBytes))
 	}
 	proposed := need
 	if h.SnapshotScale != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 )
 
-// Heaps not given are chosen from the snapshot (23 GB × scale + 1 GB, never below its
+// Heaps not given are chosen from the snapshot (23 GiB × scale + 1 GiB, never below its
 // measured need); a heap below the need is refused naming both; a snapshot without
 // metadata is refused, since the reader could not know how to open it, unless the
 // user says how it is stored (--snapshot-compress) and gives the heaps.
@@ -31,7 +31,7 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", ServerHeap: need - 1}
 	_, err = snapshotSettings(&sc, "writer", "reader")
 	var he *evitaserver.HeapError
-	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "measured at 2g when it was seeded") {
+	if !errors.As(err, &he) || he.Server != "writer" || he.Need != need || !strings.Contains(err.Error(), "measured at 2.0 GiB when it was seeded") {
 		t.Fatalf("a heap below the need: %v", err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "other"}

@@ -263,11 +263,11 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		{"build", m.Build.Label + commit},
 		{"loader", strings.TrimSpace(m.Loader.Name + " " + string(m.Loader.Version))},
 		{"catalogs", fmt.Sprintf("%s -> %s (%s)", m.SourceCatalog, m.TargetCatalog, target)},
-		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(string(m.Server.Version)), runfmt.FormatBytes(m.Server.MaxHeapBytes), runfmt.FormatBytes(m.Reader.MaxHeapBytes))},
+		{"server", fmt.Sprintf("version %s, heap %s; reader heap %s", orUnknown(string(m.Server.Version)), runfmt.FormatBytesExact(m.Server.MaxHeapBytes), runfmt.FormatBytesExact(m.Reader.MaxHeapBytes))},
 		{"conditions", Conditions(m)},
 	}
 	if m.SourceMode() == runfmt.SourceReplay { // no reader: the source was a file
-		lines[3][1] = fmt.Sprintf("version %s, heap %s; no reader", orUnknown(string(m.Server.Version)), runfmt.FormatBytes(m.Server.MaxHeapBytes))
+		lines[3][1] = fmt.Sprintf("version %s, heap %s; no reader", orUnknown(string(m.Server.Version)), runfmt.FormatBytesExact(m.Server.MaxHeapBytes))
 		lines = append(lines, [2]string{"source", fmt.Sprintf("REPLAYED from the workload %s (sha256 %.12s): source read is reading that file",
 			m.Source.Workload, m.Source.WorkloadSHA256)})
 	}

@@ -167,7 +167,7 @@ func heapCol(get func(*runfmt.Manifest) *int64) func(*analyze.RunSummary) cell {
 			return empty
 		}
 		v := float64(*b)
-		return cell{text: runfmt.FormatBytes(b), value: &v}
+		return cell{text: runfmt.FormatBytesExact(b), value: &v}
 	}
 }
 

@@ -44,7 +44,7 @@ func ParseBytes(s string) (int64, error) {
 	case "t", "tb", "tib":
 		mult = 1 << 40
 	default:
-		return 0, fmt.Errorf("size %q: unknown unit %q (use k, m, g, t, KiB, MiB, GiB, TiB)", s, t[i:])
+		return 0, fmt.Errorf("size %q: unknown unit %q (use k, m, g, t, or KiB, MiB, GiB, TiB; KB, MB, GB, TB and b are read as binary units too)", s, t[i:])
 	}
 	v := math.Round(f * mult)
 	if v > math.MaxInt64/2 {
@@ -65,20 +65,62 @@ func FormatBytes(b *int64) string {
 	return formatBytes(*b, math.Round)
 }
 
+// FormatBytesExact is a size as a flag takes it, exactly: FormatBytes when that reads
+// back as the same number of bytes ("1.25g", "1536m"), else the finest unit that does
+// ("1048680.81k"), else the plain byte count. For the sizes someone set (a heap given or
+// chosen, a memory limit) and for the comparability contract, where two different heaps
+// must never print alike.
+func FormatBytesExact(b *int64) string {
+	if b == nil {
+		return "unknown"
+	}
+	v := *b
+	for _, unit := range []int64{1 << 40, 1 << 30, 1 << 20, 1 << 10} {
+		if v < unit && -v < unit {
+			continue
+		}
+		s := formatIn(v, unit, math.Round)
+		if back, err := ParseBytes(s); err == nil && back == v {
+			return s
+		}
+	}
+	if v >= 0 && v < 1<<10 {
+		return fmt.Sprintf("%d B", v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// FormatSize is the size of data (a file, a workload) for people: "717.7 KiB",
+// "13.8 MiB", "700 B" — binary units named in full, one decimal. Not a flag's notation:
+// nobody gives a file's size back to warmstat.
+func FormatSize(v int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if v >= u.size {
+			return fmt.Sprintf("%.1f %s", float64(v)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", v)
+}
+
 // FormatBytesAtLeast is FormatBytes rounded up, for a size someone must give at least
 // ("give --heap 1.24g or more"): the printed value is never below v.
 func FormatBytesAtLeast(v int64) string { return formatBytes(v, math.Ceil) }
 
 func formatBytes(v int64, round func(float64) float64) string {
-	for _, u := range []struct {
-		size   int64
-		suffix string
-	}{{1 << 40, "t"}, {1 << 30, "g"}, {1 << 20, "m"}, {1 << 10, "k"}} {
-		if v >= u.size || -v >= u.size {
-			n := strconv.FormatFloat(round(float64(v)/float64(u.size)*100)/100, 'f', 2, 64)
-			n = strings.TrimSuffix(strings.TrimRight(n, "0"), ".")
-			return n + u.suffix
+	for _, unit := range []int64{1 << 40, 1 << 30, 1 << 20, 1 << 10} {
+		if v >= unit || -v >= unit {
+			return formatIn(v, unit, round)
 		}
 	}
 	return fmt.Sprintf("%d B", v)
+}
+
+// formatIn is v in unit (t, g, m or k) with up to two decimals, rounded by round.
+func formatIn(v, unit int64, round func(float64) float64) string {
+	n := strconv.FormatFloat(round(float64(v)/float64(unit)*100)/100, 'f', 2, 64)
+	n = strings.TrimSuffix(strings.TrimRight(n, "0"), ".")
+	return n + map[int64]string{1 << 40: "t", 1 << 30: "g", 1 << 20: "m", 1 << 10: "k"}[unit]
 }

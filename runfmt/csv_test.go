@@ -207,3 +207,40 @@ func TestFormatBytesIsOneNotation(t *testing.T) {
 		}
 	}
 }
+
+// A size someone set prints exactly as a flag takes it: it reads back as the same bytes,
+// so two different heaps never print alike ("1g" against 1.0001g's exact form).
+func TestFormatBytesExactReadsBack(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		want  string
+	}{
+		{1 << 30, "1g"}, {1280 << 20, "1.25g"}, {1536 << 20, "1.5g"}, {1000 << 20, "1000m"}, {23 << 30, "23g"}, {700, "700 B"},
+	} {
+		if got := FormatBytesExact(&c.bytes); got != c.want {
+			t.Errorf("FormatBytesExact(%d) = %q, want %q", c.bytes, got, c.want)
+		}
+	}
+	odd, _ := ParseBytes("1.0001g")
+	if FormatBytesExact(&odd) == "1g" {
+		t.Errorf("1.0001g prints as 1g")
+	}
+	for _, v := range []int64{odd, 171_884_544, 25_264_832_512, 1<<30 + 1, 12_345_678_901, 999, 1 << 40} {
+		s := FormatBytesExact(&v)
+		if back, err := ParseBytes(s); err != nil || back != v {
+			t.Errorf("FormatBytesExact(%d) = %q reads back as %d, %v", v, s, back, err)
+		}
+	}
+	if FormatBytesExact(nil) != "unknown" {
+		t.Error("nil")
+	}
+}
+
+// The size of a file prints in named binary units, not in a flag's notation.
+func TestFormatSize(t *testing.T) {
+	for v, want := range map[int64]string{734_877: "717.7 KiB", 14_470_000: "13.8 MiB", 700: "700 B", 3 << 30: "3.0 GiB"} {
+		if got := FormatSize(v); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", v, got, want)
+		}
+	}
+}

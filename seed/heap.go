@@ -34,7 +34,7 @@ func checkHeap(server string, heap int64, p *Profile, s float64) error {
 	}
 	if need := evitaserver.NeedHeap(live); heap < need {
 		return &evitaserver.HeapError{Server: server, Heap: heap, Need: need,
-			Why: fmt.Sprintf("the built-in profile at scale %g holds about %s live", s, runfmt.FormatBytes(&live))}
+			Why: fmt.Sprintf("the built-in profile at scale %g holds about %s live", s, runfmt.FormatSize(live))}
 	}
 	return nil
 }

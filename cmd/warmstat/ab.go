@@ -283,10 +283,10 @@ func (ss *seriesSettings) chooseHeaps() error {
 	}
 	var chosen []string
 	if cond.serverHeap == nil {
-		chosen = append(chosen, "--server-heap "+runfmt.FormatBytes(&sc.ServerHeap))
+		chosen = append(chosen, "--server-heap "+runfmt.FormatBytesExact(&sc.ServerHeap))
 	}
 	if cond.readerHeap == nil && ss.workload == nil {
-		chosen = append(chosen, "--reader-heap "+runfmt.FormatBytes(&sc.ReaderHeap))
+		chosen = append(chosen, "--reader-heap "+runfmt.FormatBytesExact(&sc.ReaderHeap))
 	}
 	if len(chosen) > 0 {
 		fmt.Fprintf(cmd.Root().ErrWriter, "heaps chosen from %s's record (as load chooses them): %s\n", ss.sourceName(), strings.Join(chosen, ", "))
@@ -489,7 +489,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 				os.Remove(p)
 			}
 			fmt.Fprintf(errw, "%s extracting %s/%s into %s (build %s, reader heap %s) ...\n", time.Now().Format("15:04:05"), pristine, plan.Catalog,
-				wl, sides["A"].label, runfmt.FormatBytes(&plan.ReaderHeap))
+				wl, sides["A"].label, runfmt.FormatBytesExact(&plan.ReaderHeap))
 			ec := loader.ExtractConfig{Out: wl, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection")}
 			if isTerminal(errw) {
 				ec.Progress = errw
@@ -499,7 +499,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			if err != nil {
 				return fmt.Errorf("extracting the series' workload: %w", faultHint(err))
 			}
-			fmt.Fprintf(errw, "workload: %d entities, %s, read in %s\n", info.Trailer.Entities, runfmt.FormatBytes(&info.Size),
+			fmt.Fprintf(errw, "workload: %d entities, %s, read in %s\n", info.Trailer.Entities, runfmt.FormatSize(info.Size),
 				time.Duration(info.Trailer.ExtractNs).Round(time.Millisecond))
 			return nil
 		}

@@ -107,6 +107,9 @@ func optBytes(cmd *cli.Command, name string) (*int64, error) {
 	if last := raw[len(raw)-1]; last >= '0' && last <= '9' || last == '.' {
 		return nil, usageError(cmd, "--%s %s: give the size with its unit (k, m, g or t: 1536m, 1.5g)", name, raw)
 	}
+	if v < 2<<20 { // every size flag is a heap or a machine's memory
+		return nil, usageError(cmd, "--%s %s: below 2m, the smallest heap a JVM takes", name, raw)
+	}
 	return &v, nil
 }
 

@@ -110,7 +110,7 @@ func extracted(cmd *cli.Command, path string, size int64, sum string, entities, 
 		per = fmt.Sprintf("%.0f bytes/entity", float64(size)/float64(entities))
 	}
 	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities from %s, %s (%s), sha256 %s; read in %s, %s in all\n", path, entities, from,
-		runfmt.FormatBytes(&size), per, sum[:12], time.Duration(extractNs).Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+		runfmt.FormatSize(size), per, sum[:12], time.Duration(extractNs).Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 

@@ -270,6 +270,9 @@ func TestSizesNeedTheirUnit(t *testing.T) {
 		{[]string{"load", "--pristine", tmp, "--catalog", "shop", "--evita-version", "2026.2.3", "--out", filepath.Join(tmp, "r"),
 			"--build", "x", "--server-heap", "2g", "--reader-heap", "1536"}, 64, "--reader-heap 1536: give the size with its unit"},
 		{[]string{"seed", "--pristine", filepath.Join(tmp, "p"), "--evita-version", "2026.2.3", "--heap", "2"}, 2, "--heap 2: give the size with its unit"},
+		// a size no JVM heap or machine has is not taken either
+		{[]string{"import", "--java", filepath.Join(testdata, "java", "ok"), "--out", filepath.Join(tmp, "i"), "--server-heap", "1b"}, 2,
+			"--server-heap 1b: below 2m, the smallest heap a JVM takes"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -35,7 +35,7 @@ func seedCommand() *cli.Command {
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
-			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: 23 GB × scale + 1 GB, what the catalog loads into)"},
+			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: 23 GiB × scale + 1 GiB, what the catalog loads into)"},
 			&cli.StringFlag{Name: "storage-compress", Value: "false", Usage: "with --pristine: the snapshot's storage.compress (true | false); recorded with the snapshot, load --pristine opens it the same way"},
 		}, serverFlags("with --pristine")...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -118,9 +118,9 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	}
 	live := "not measured"
 	if st.LiveHeapBytes != nil {
-		live = runfmt.FormatBytes(st.LiveHeapBytes)
+		live = runfmt.FormatSize(*st.LiveHeapBytes)
 	}
 	fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s: %d entities (seeded in %s with a %s heap; live heap %s; storage.compress=%t)\n",
-		filepath.Join(dir, cmd.String("catalog")), st.Entities, st.Took.Round(1e6), runfmt.FormatBytes(&heap), live, compress)
+		filepath.Join(dir, cmd.String("catalog")), st.Entities, st.Took.Round(1e6), runfmt.FormatBytesExact(&heap), live, compress)
 	return nil
 }
