@@ -470,10 +470,14 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			return faultHint(err)
 		},
 		OnRun: func(s *series.State, e series.Entry) {
-			report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))
+			if !stoppingAtOnce.Load() {
+				report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))
+			}
 		},
 		OnLook: func(s *series.State, l series.LookRecord) {
-			report.SeriesLook(out, s, l)
+			if !stoppingAtOnce.Load() {
+				report.SeriesLook(out, s, l)
+			}
 		},
 	}
 	if plan.Replay {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/warmstat/warmstat/base/procgroup"
@@ -14,6 +15,11 @@ import (
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 )
+
+// stoppingAtOnce is set when a second Ctrl-C or a SIGTERM stops warmstat at once: the
+// JVMs it kills then end their runs, which are not failures to print (a series' record
+// keeps them as running, and the same command runs them again).
+var stoppingAtOnce atomic.Bool
 
 // interruptible runs long work (load, seed): the first Ctrl-C cancels ctx, and the work
 // ends at its next safe point (a load between upserts, with its manifest written); a
@@ -40,6 +46,7 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 				cancel()
 				continue
 			}
+			stoppingAtOnce.Store(true)    // a run the kills below end is not a failure to report
 			runfmt.FreezeCommits()        // what is still being written stays unfinished
 			builds := procgroup.KillAll() // a bisect's build, with the JVMs mvn forked
 			n := evitaserver.KillAll()
