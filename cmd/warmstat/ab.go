@@ -48,7 +48,8 @@ func abCommand() *cli.Command {
 			"workload's) record, as load chooses them.\n" +
 			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
 			"compared on the engine's write path alone.\n" +
-			"Exit codes as compare: 0, 1 a failure, 2 usage, 3 refused, 4 a gate slower with --fail-on-regression." +
+			"Exit codes as compare: 0, 1 a failure (an interrupted series: the same command continues it), 2 usage,\n" +
+			"3 refused, 4 a gate slower with --fail-on-regression; 130 / 143 a second Ctrl-C or SIGTERM: stopped at once." +
 			examples("warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
 				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1"),
 		Flags: append([]cli.Flag{

@@ -35,7 +35,8 @@ func bisectCommand() *cli.Command {
 			"is an ordinary series directory (DIR/probes/B-vs-A), so compare, table, plot and profile --diff work on it.\n" +
 			"DIR/bisect.json holds the plan, the commits, every build and probe: the same command continues.\n" +
 			"Exit codes: 0 a culprit found, 3 no regression confirmed, undecidable or a culprit hidden among unbuildable\n" +
-			"commits, 1 a failure, 2 usage." +
+			"commits, 1 a failure (an interrupted bisect: the same command continues it), 2 usage; 130 / 143 a second\n" +
+			"Ctrl-C or SIGTERM: stopped at once, the build and every JVM it started ended with it." +
 			examples("warmstat bisect --evita-home ~/src/evitaDB --good v2026.2.2 --bad v2026.2.3 --out bisect/2026.2.3 --pristine /var/tmp/ws/pristine --catalog shop --replay"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout (git; only read)", Required: true},

@@ -23,7 +23,7 @@ func extractCommand() *cli.Command {
 			"Each entity is read and transcoded exactly as load does and written, as its upsert request, to --out: a\n" +
 			"compressed, checksummed workload file (never an existing one), verified before the command reports it.\n" +
 			"--collections and --max-per-collection as in load; the file holds only those.\n" +
-			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error." +
+			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM." +
 			examples("warmstat extract --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out /var/tmp/ws/shop.wsw"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "the workload file to create"},

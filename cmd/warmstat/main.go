@@ -183,7 +183,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Description: "Exit codes: 0 ok, 1 a failed run or input that cannot be used, 2 a usage error (bad flag value,\n" +
 			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
 			"with --fail-on-regression. load keeps the Java harness's codes for its run (0 verified, 2 counts unknown,\n" +
-			"1 counts differ, aborted or interrupted) and exits 64 on a usage error.",
+			"1 counts differ, aborted or interrupted) and exits 64 on a usage error. The long commands (seed, extract,\n" +
+			"load, ab, bisect) exit 130 after a second Ctrl-C and 143 after SIGTERM: stopped at once, every JVM they\n" +
+			"started killed first.",
 		Commands: []*cli.Command{
 			seedCommand(),
 			extractCommand(),
