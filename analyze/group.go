@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +108,9 @@ func LoadGroup(name, path string, o LoadOptions) (*Group, error) {
 type Duplicate struct {
 	RunID string   `json:"run_id"`
 	Runs  []string `json:"runs"` // "A: dir" for each place it appears
+	// SameDirectory: every place is one directory, given more than once (not a copy).
+	SameDirectory bool `json:"same_directory"`
+	dirs          map[string]bool
 }
 
 // identity is what makes a run that run: every clock it recorded, to the nanosecond,
@@ -147,20 +151,33 @@ func duplicates(groups ...*Group) []Duplicate {
 			id := identity(r.Manifest)
 			d, ok := seen[id]
 			if !ok {
-				d = &Duplicate{RunID: r.Manifest.RunID}
+				d = &Duplicate{RunID: r.Manifest.RunID, dirs: map[string]bool{}}
 				seen[id] = d
 				order = append(order, id)
 			}
 			d.Runs = append(d.Runs, g.Name+": "+r.Dir)
+			d.dirs[realDir(r.Dir)] = true
 		}
 	}
 	var out []Duplicate
 	for _, id := range order {
 		if d := seen[id]; len(d.Runs) > 1 {
+			d.SameDirectory = len(d.dirs) == 1
 			out = append(out, *d)
 		}
 	}
 	return out
+}
+
+// realDir is a directory as the file system knows it: absolute, links resolved.
+func realDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
 }
 
 // Mismatch is one condition that differs between the groups, or within one.

@@ -122,6 +122,10 @@ func MismatchLine(m analyze.Mismatch) string {
 }
 
 func duplicateLine(d analyze.Duplicate) string {
+	if d.SameDirectory {
+		return fmt.Sprintf("run %s is counted %d times (%s): one directory given more than once is one run",
+			d.RunID, len(d.Runs), strings.Join(d.Runs, "; "))
+	}
 	return fmt.Sprintf("run %s is counted %d times (%s): identical clocks to the nanosecond, a copy is not another independent run",
 		d.RunID, len(d.Runs), strings.Join(d.Runs, "; "))
 }

@@ -122,8 +122,15 @@ func refusal(ref *analyze.Refusal) error {
 	if len(ref.Mismatches) > 0 {
 		lines = append(lines, "  (--allow-mismatch FIELD compares anyway, stamped NOT COMPARABLE; a build cannot be mixed within a group)")
 	}
-	if len(ref.Duplicates) > 0 {
+	copies := false
+	for _, d := range ref.Duplicates {
+		copies = copies || !d.SameDirectory
+	}
+	switch {
+	case copies:
 		lines = append(lines, "  (remove the copies: each run directory must hold a different run)")
+	case len(ref.Duplicates) > 0:
+		lines = append(lines, "  (give each run once: a directory of runs already holds the runs inside it)")
 	}
 	return withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
 }

@@ -121,7 +121,8 @@ func TestTableRefusesARunGivenTwice(t *testing.T) {
 		{"plot", "--out", filepath.Join(tmp, "p.svg"), one, one},
 	} {
 		out, stderr, code := runCLI(t, args...)
-		if code != 3 || !strings.Contains(stderr, "counted 2 times") {
+		if code != 3 || !strings.Contains(stderr, "counted 2 times") || !strings.Contains(stderr, "one directory given more than once is one run") ||
+			strings.Contains(stderr, "copies") {
 			t.Errorf("%v: exit %d, stderr %q\n%s", args, code, stderr, out)
 		}
 	}
