@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -278,7 +279,7 @@ func WriteSeriesAnswer(w io.Writer, a *SeriesAnswer, f Format) error {
 	if f == JSON {
 		return WriteJSON(w, a)
 	}
-	head, lines := a.Headline(), a.Words()
+	head, lines := a.Headline(), a.words(f)
 	if f == Markdown {
 		fmt.Fprintf(w, "### warmstat ab: %s against %s\n\n**%s**\n\n", MDEscape(a.B), MDEscape(a.A), head)
 		for _, l := range lines {
@@ -315,15 +316,23 @@ func (a *SeriesAnswer) Headline() string {
 // time, per gate its verdict with the change and its interval and what the noise allowed,
 // and for each gate left open what would resolve it. A line that details the one above
 // it starts with two spaces.
-func (a *SeriesAnswer) Words() []string {
+func (a *SeriesAnswer) Words() []string { return a.words(Text) }
+
+// words is the answer in words for f: markdown stands alone (the runs' table is not
+// above it), so it names the command that has the intervals.
+func (a *SeriesAnswer) words(f Format) []string {
 	var out []string
 	if m := a.MachineTime; m != nil {
 		out = append(out, fmt.Sprintf("machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)",
 			wholeSeconds(m.TotalS), Plural(m.Runs, "run"), wholeSeconds(m.PerRunS), wholeSeconds(m.OutsideS), m.Outside))
 	}
 	if p := a.Publishing; p != nil {
-		out = append(out, fmt.Sprintf("publishing (load + goLive) took %.1f s with %s and %.1f s with %s on this machine (geometric means of %s and %s; the table above has their intervals)",
-			p.AS, a.A, p.BS, a.B, Plural(p.ARuns, "run"), Plural(p.BRuns, "run")))
+		where := "the table above has their intervals"
+		if f != Text {
+			where = fmt.Sprintf("`warmstat table --group %s %s` has their intervals", filepath.Join(a.Series, "A"), filepath.Join(a.Series, "B"))
+		}
+		out = append(out, fmt.Sprintf("publishing (load + goLive) took %.1f s with %s and %.1f s with %s on this machine (geometric means of %s and %s; %s)",
+			p.AS, a.A, p.BS, a.B, Plural(p.ARuns, "run"), Plural(p.BRuns, "run"), where))
 	}
 	thr := a.ThresholdPct
 	for _, g := range a.Gates {

@@ -117,6 +117,9 @@ func TestSeriesRunETA(t *testing.T) {
 func TestSeriesAnswerFormats(t *testing.T) {
 	plan := series.Plan{A: series.Build{Spec: "2026.2.2", Label: "2026.2.2"}, B: series.Build{Spec: "2026.2.3"}, ThresholdPct: 2, MinRuns: 2, MaxRuns: 6}
 	st := timedSeries(plan, series.Done, series.Done, series.Done, series.Done)
+	for i := range st.Entries {
+		st.Entries[i].Health = &analyze.RunHealth{TotalS: f64(4 + float64(i)/10)}
+	}
 	st.Outcome = &series.Outcome{Reason: "resolved", Runs: 2, Saved: 4, Gates: []analyze.GateLook{
 		{Gate: "Product/mean", Verdict: analyze.Faster, DeltaPct: f64(-14.1), LowPct: f64(-20.3), HighPct: f64(-7.9), NoisePct: f64(2.4)}}}
 	a := BuildSeriesAnswer(st, "series/x")
@@ -131,6 +134,10 @@ func TestSeriesAnswerFormats(t *testing.T) {
 		if !strings.Contains(out, sentence) || !strings.Contains(out, "series resolved after 2 runs per side (4 saved against --max-runs 6); Product/mean faster") {
 			t.Errorf("%s lacks the answer:\n%s", name, out)
 		}
+	}
+	if strings.Contains(md.String(), "the table above") || !strings.Contains(md.String(), "`warmstat table --group series/x/A series/x/B` has their intervals") ||
+		!strings.Contains(text.String(), "the table above has their intervals") {
+		t.Errorf("markdown stands alone, text follows the table:\n%s\n%s", md.String(), text.String())
 	}
 	if !strings.HasPrefix(md.String(), "### warmstat ab: 2026.2.3 against 2026.2.2\n\n**series resolved") ||
 		!strings.Contains(md.String(), "\n  - this machine's noise: 2.4 % per run (within a pair)") {

@@ -516,7 +516,7 @@ func (r *HarnessReport) Manifest(dir string, o HarnessImportOptions) *Manifest {
 		m.Build.Label = filepath.Base(filepath.Clean(dir))
 	}
 	m.Loader = Loader{Name: LoaderJavaHarness, Version: UnknownText(o.LoaderVersion)}
-	m.Server = Server{Version: UnknownText(o.ServerVersion), Address: r.TargetAddress, MaxHeapBytes: firstNonNil(o.ServerHeap, r.ServerHeap)}
+	m.Server = Server{Version: UnknownText(strings.TrimSpace(o.ServerVersion)), Address: r.TargetAddress, MaxHeapBytes: firstNonNil(o.ServerHeap, r.ServerHeap)}
 	m.Reader = Reader{MaxHeapBytes: firstNonNil(o.ReaderHeap, r.ReaderMaxHeap)}
 	m.Conditions = Conditions{StorageCompress: o.StorageCompress, CacheEnabled: o.CacheEnabled, TrafficRecording: o.TrafficRecord,
 		BatchSize: int(r.BatchSize), MaxPerCollection: r.CapInferred, CollectionSubset: r.Subset}

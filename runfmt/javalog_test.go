@@ -235,6 +235,12 @@ func TestUnknownVersionsAreNull(t *testing.T) {
 	if l, s := versions(r.Manifest("x/ok", HarnessImportOptions{})); l != nil || s != nil {
 		t.Errorf("unknown versions written as %#v and %#v, want null", l, s)
 	}
+	if _, s := versions(r.Manifest("x/ok", HarnessImportOptions{ServerVersion: "  "})); s != nil {
+		t.Errorf("a blank server version written as %#v, want null", s)
+	}
+	if _, s := versions(r.Manifest("x/ok", HarnessImportOptions{ServerVersion: " 2026.2.2 "})); s != "2026.2.2" {
+		t.Errorf("a given server version written as %#v, want it trimmed", s)
+	}
 	if _, s := versions(r.Manifest("x/ok", HarnessImportOptions{ServerVersion: "2026.2.2"})); s != "2026.2.2" {
 		t.Errorf("a given server version written as %#v", s)
 	}

@@ -772,9 +772,9 @@ type VarianceFactors struct {
 // manifest written before this type existed, with "", reads the same.
 type UnknownText string
 
-// MarshalJSON writes null for an unknown (empty) text.
+// MarshalJSON writes null for an unknown (empty or blank) text.
 func (t UnknownText) MarshalJSON() ([]byte, error) {
-	if t == "" {
+	if strings.TrimSpace(string(t)) == "" {
 		return []byte("null"), nil
 	}
 	return json.Marshal(string(t))

@@ -81,6 +81,11 @@ type Build struct {
 	Identity string `json:"identity"` // version@commit and classpath digest: a changed build is refused
 }
 
+// String names the build for people: "2026.2.3 (label A-2026.2.3, 2026.2.3@a32cf68 classpath-sha256 822c…)".
+func (b Build) String() string {
+	return fmt.Sprintf("%s (label %s, %s)", b.Spec, b.Label, b.Identity)
+}
+
 // Run statuses.
 const (
 	Planned = "planned"

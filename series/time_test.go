@@ -80,3 +80,14 @@ func TestMeanRunAndTotals(t *testing.T) {
 		t.Errorf("Totals(A) = %v, want [70] (no warm-up, no failed run)", a)
 	}
 }
+
+// Another build in a series' directory is named as people name builds, not as a Go
+// struct prints.
+func TestPlanDiffersNamesTheBuild(t *testing.T) {
+	then := Plan{A: Build{Spec: "2026.2.2", Label: "2026.2.2", Identity: "2026.2.2@a32cf68"}}
+	now := then
+	now.A = Build{Spec: "2026.2.3", Label: "A-2026.2.3", Identity: "2026.2.3@86e556a"}
+	if got := then.differs(now); got != "a: 2026.2.2 (label 2026.2.2, 2026.2.2@a32cf68) then, 2026.2.3 (label A-2026.2.3, 2026.2.3@86e556a) now" {
+		t.Errorf("%q", got)
+	}
+}

@@ -93,11 +93,7 @@ func flagTable(c *cli.Command) string {
 		}
 		var names []string
 		for _, n := range f.Names() {
-			if len(n) == 1 {
-				names = append(names, "`-"+n+"`")
-			} else {
-				names = append(names, "`--"+n+"`")
-			}
+			names = append(names, "`--"+n+"`") // as the examples write them, one letter or many
 		}
 		def := ""
 		if d.TakesValue() && d.IsDefaultVisible() {
