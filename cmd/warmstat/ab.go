@@ -136,6 +136,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), plan.Gates); err != nil {
 		return err
 	}
+	if plan.Method() == analyze.Paired && plan.MaxRuns < 3 {
+		fmt.Fprintf(cmd.Root().ErrWriter, "warning: a paired series of %d pairs judges at its only look on an interval of one degree of freedom, so wide it rarely resolves anything; --max-runs 3 or more\n", plan.MaxRuns)
+	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
 		return err
 	}
