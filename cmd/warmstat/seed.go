@@ -22,8 +22,9 @@ func seedCommand() *cli.Command {
 		Description: "--scale 1.0 gives the production totals (386,369 entities, 118,772 Product); the default 0.01 gives\n" +
 			"~3,900 entities. The same --seed and --scale give the same catalog, entity for entity. The shape is\n" +
 			"the profile (--print-profile shows it as JSON; --profile FILE replaces it).\n" +
-			"Exit codes: 0 seeded, 1 failed (a server that could not be reached or started, a heap below the catalog's\n" +
-			"need, a directory that cannot be used, an invalid profile), 2 a usage error; 130 / 143 a second Ctrl-C or SIGTERM." +
+			"Exit codes: 0 seeded, 1 failed (a server that could not be reached or started, a directory that cannot be\n" +
+			"used, an invalid profile), 2 a usage error (a heap below the catalog's need included); 130 / 143 a second\n" +
+			"Ctrl-C or SIGTERM." +
 			examples("warmstat seed --pristine /var/tmp/ws/pristine --catalog shop --scale 0.02 --evita-version 2026.2.3",
 				"warmstat seed --target 127.0.0.1:5555 --catalog shop --scale 0.05 --seed 1"),
 		Flags: append([]cli.Flag{
@@ -111,7 +112,7 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	st, err := seed.Pristine(ctx, pc, p, scale, uint64(cmd.Int("seed")))
 	var he *evitaserver.HeapError
 	if errors.As(err, &he) {
-		return fmt.Errorf("%w: give --heap %s or more", err, runfmt.FormatBytesAtLeast(he.Need))
+		return usageError(cmd, "%v: give --heap %s or more", err, runfmt.FormatBytesAtLeast(he.Need)) // a flag value, as in ab and load
 	}
 	if err != nil {
 		return faultHint(err)
