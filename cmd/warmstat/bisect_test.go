@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -375,9 +376,9 @@ func TestBisectRefusalsAndFailedBuilds(t *testing.T) {
 		{args(foreign), 2, "holds files and no bisect.json"},
 		{args(filepath.Join(root, "out")), 2, "inside the checkout"},
 		{append(args(filepath.Join(tmp, "x")), "stray"), 2, `unexpected argument "stray"`},
-		{args(filepath.Join(tmp, "x"), "--build-cmd", " "), 2, "--build-cmd is empty"},
+		{with(args(filepath.Join(tmp, "x")), "--build-cmd", " "), 2, "--build-cmd is empty"},
 		{args(filepath.Join(tmp, "x"), "--server-jar-path", "../../etc/hostname"), 2, "a path inside the checkout"},
-		{args(filepath.Join(tmp, "x"), "--evita-home", filepath.Join(root, "sub")), 2, "is not a git checkout"},
+		{with(args(filepath.Join(tmp, "x")), "--evita-home", filepath.Join(root, "sub")), 2, "is not a git checkout"},
 	} {
 		_, stderr, code := runCLI(t, r.args...)
 		if code != r.code || !strings.Contains(stderr, r.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -450,4 +451,16 @@ func TestBisectSIGTERMEndsItsBuild(t *testing.T) {
 	if !strings.Contains(p.err.String(), "1 build") {
 		t.Errorf("the stop does not say it ended the build:\n%s", p.err.String())
 	}
+}
+
+// with is args with flag's value replaced (a value flag is given once).
+func with(args []string, flag, value string) []string {
+	out := slices.Clone(args)
+	for i := range out[:len(out)-1] {
+		if out[i] == flag {
+			out[i+1] = value
+			return out
+		}
+	}
+	return append(out, flag, value)
 }

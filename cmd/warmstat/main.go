@@ -221,6 +221,18 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsage
 		c.HideHelpCommand = true
+		// a value flag given twice is a usage error, never "the last one wins": --a X ...
+		// --a Y would silently measure Y (repeatable flags are the slice ones)
+		for _, f := range c.Flags {
+			switch f := f.(type) {
+			case *cli.StringFlag:
+				f.OnlyOnce = true
+			case *cli.IntFlag:
+				f.OnlyOnce = true
+			case *cli.FloatFlag:
+				f.OnlyOnce = true
+			}
+		}
 		if c.Action != nil {
 			inner := action(c.Action)
 			if noArgs[c.Name] {

@@ -338,3 +338,20 @@ func TestNestedRunWritesWhereItIsTold(t *testing.T) {
 		t.Fatalf("exit %d; the nested table wrote %q where told, %q to its caller's stdout, %q to its stderr", code, inner.String(), outer.String(), outerErr.String())
 	}
 }
+
+// A value flag given twice is refused, never "the last one wins"; a repeatable flag
+// repeats.
+func TestValueFlagsOnlyOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"table", "--format", "md", "--format", "csv", "x"},
+		{"ab", "--pristine", "/nonexistent", "--catalog", "shop", "--a", "2026.2.2", "--a", "2026.2.3", "--b", "2026.2.3", "--out", "/nonexistent/s"},
+		{"compare", "--threshold", "2", "--threshold", "3", "a", "b"},
+	} {
+		if _, stderr, code := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "can't duplicate this flag") {
+			t.Errorf("%v: exit %d %q", args, code, stderr)
+		}
+	}
+	if _, stderr, _ := runCLI(t, "ab", "--writer-jvm-option", "-Xss2m", "--writer-jvm-option", "-Xss4m"); strings.Contains(stderr, "duplicate") {
+		t.Errorf("a repeatable flag refused: %q", stderr)
+	}
+}
