@@ -15,6 +15,11 @@ func readAll(t *testing.T, data string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	return rowsOf(r)
+}
+
+// rowsOf reads r to its end: every row, then its error (nil at the end of the file).
+func rowsOf(r *CSVReader) ([]Row, error) {
 	var rows []Row
 	for {
 		row, err := r.Next()
