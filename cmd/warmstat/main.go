@@ -221,6 +221,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsage
 		c.HideHelpCommand = true
+		// a repeatable flag takes each value whole: a JVM option holds commas
+		// (-agentpath:lib.so=start,event=cpu), and so may a gate's collection name
+		c.DisableSliceFlagSeparator = true
 		// a value flag given twice is a usage error, never "the last one wins": --a X ...
 		// --a Y would silently measure Y (repeatable flags are the slice ones)
 		for _, f := range c.Flags {

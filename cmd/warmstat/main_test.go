@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -353,5 +355,28 @@ func TestValueFlagsOnlyOnce(t *testing.T) {
 	}
 	if _, stderr, _ := runCLI(t, "ab", "--writer-jvm-option", "-Xss2m", "--writer-jvm-option", "-Xss4m"); strings.Contains(stderr, "duplicate") {
 		t.Errorf("a repeatable flag refused: %q", stderr)
+	}
+}
+
+// A repeatable flag's value is taken whole, commas and all: a JVM option such as an
+// agent's is not cut at its commas into options that are not.
+func TestRepeatableFlagsKeepTheirCommas(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var got []string
+	for _, c := range app.Commands {
+		if c.Name == "ab" {
+			c.Action = func(_ context.Context, cmd *cli.Command) error {
+				got = cmd.StringSlice("writer-jvm-option")
+				return nil
+			}
+		}
+	}
+	agent := "-agentpath:/x/lib.so=start,event=cpu,interval=1"
+	if err := app.Run(context.Background(), []string{"warmstat", "ab", "--a", "x", "--b", "y", "--out", "o",
+		"--writer-jvm-option", agent, "--writer-jvm-option", "-Xss2m"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{agent, "-Xss2m"}) {
+		t.Fatalf("--writer-jvm-option read as %q", got)
 	}
 }
