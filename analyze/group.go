@@ -110,7 +110,6 @@ type Duplicate struct {
 	Runs  []string `json:"runs"` // "A: dir" for each place it appears
 	// SameDirectory: every place is one directory, given more than once (not a copy).
 	SameDirectory bool `json:"same_directory"`
-	dirs          map[string]bool
 }
 
 // identity is what makes a run that run: every clock it recorded, to the nanosecond,
@@ -145,24 +144,25 @@ func RefuseDuplicates(groups ...*Group) error {
 // duplicates finds runs that appear more than once across groups.
 func duplicates(groups ...*Group) []Duplicate {
 	seen := map[string]*Duplicate{}
+	dirs := map[string]map[string]bool{} // by identity: the directories it was found in
 	var order []string
 	for _, g := range groups {
 		for _, r := range g.Runs {
 			id := identity(r.Manifest)
 			d, ok := seen[id]
 			if !ok {
-				d = &Duplicate{RunID: r.Manifest.RunID, dirs: map[string]bool{}}
-				seen[id] = d
+				d = &Duplicate{RunID: r.Manifest.RunID}
+				seen[id], dirs[id] = d, map[string]bool{}
 				order = append(order, id)
 			}
 			d.Runs = append(d.Runs, g.Name+": "+r.Dir)
-			d.dirs[realDir(r.Dir)] = true
+			dirs[id][realDir(r.Dir)] = true
 		}
 	}
 	var out []Duplicate
 	for _, id := range order {
 		if d := seen[id]; len(d.Runs) > 1 {
-			d.SameDirectory = len(d.dirs) == 1
+			d.SameDirectory = len(dirs[id]) == 1
 			out = append(out, *d)
 		}
 	}

@@ -78,7 +78,7 @@ func parseHeapInfo(out string) (int64, error) {
 
 // Heap sizing from production: its full catalog (386,369 entities, 12.87 GB live heap)
 // loads into a 23 GiB writer heap. A catalog seeded at scale s is built to cost s of
-// that, so it gets 23 GiB × s, plus 1 GB for the server's own baseline and the
+// that, so it gets 23 GiB × s, plus 1 GiB for the server's own baseline and the
 // headroom a small heap needs.
 const (
 	ProductionWriterHeap int64 = 23 << 30

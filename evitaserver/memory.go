@@ -123,7 +123,7 @@ func CheckHeapsFit(m Machine, heaps map[string]int64) error {
 	for _, name := range names {
 		h := heaps[name]
 		total += h + JVMOverhead(h)
-		parts = append(parts, fmt.Sprintf("%s %s + %s overhead", name, runfmt.FormatBytesExact(&h), fmtBytes(JVMOverhead(h))))
+		parts = append(parts, fmt.Sprintf("%s %s + %s overhead", name, fmtBytesExact(h), fmtBytes(JVMOverhead(h))))
 	}
 	limit := m.Effective()
 	if total > limit {

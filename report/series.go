@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -233,7 +234,7 @@ type SeriesGateAnswer struct {
 // BuildSeriesAnswer assembles the answer of a finished series in dir.
 func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	o := st.Outcome
-	a := &SeriesAnswer{Schema: SeriesAnswerSchema, Series: dir, A: orDefault(st.Plan.A.Label, st.Plan.A.Spec), B: orDefault(st.Plan.B.Label, st.Plan.B.Spec),
+	a := &SeriesAnswer{Schema: SeriesAnswerSchema, Series: dir, A: cmp.Or(st.Plan.A.Label, st.Plan.A.Spec), B: cmp.Or(st.Plan.B.Label, st.Plan.B.Spec),
 		Outcome: o.Reason, FixedPairs: st.Plan.Pairs, RunsPerSide: o.Runs, SavedRuns: o.Saved, MaxRuns: st.Plan.MaxRuns,
 		Unit: "pairs", NoiseKind: "within a pair", ThresholdPct: st.Plan.ThresholdPct, Slower: []string{}}
 	if st.Plan.Method() != analyze.Paired {
@@ -427,11 +428,4 @@ func signedPctOrDash(v *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%+.1f %%", *v)
-}
-
-func orDefault(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }

@@ -75,11 +75,11 @@ func FormatBytesExact(b *int64) string {
 		return "unknown"
 	}
 	v := *b
-	for _, unit := range []int64{1 << 40, 1 << 30, 1 << 20, 1 << 10} {
-		if v < unit && -v < unit {
+	for _, u := range byteUnits {
+		if v < u.size && -v < u.size {
 			continue
 		}
-		s := formatIn(v, unit, math.Round)
+		s := formatIn(v, u, math.Round)
 		if back, err := ParseBytes(s); err == nil && back == v {
 			return s
 		}
@@ -109,18 +109,26 @@ func FormatSize(v int64) string {
 // ("give --heap 1.24g or more"): the printed value is never below v.
 func FormatBytesAtLeast(v int64) string { return formatBytes(v, math.Ceil) }
 
+// byteUnit is a binary unit of a flag's notation.
+type byteUnit struct {
+	size   int64
+	suffix string
+}
+
+// byteUnits are the units of a flag's notation, largest first.
+var byteUnits = []byteUnit{{1 << 40, "t"}, {1 << 30, "g"}, {1 << 20, "m"}, {1 << 10, "k"}}
+
 func formatBytes(v int64, round func(float64) float64) string {
-	for _, unit := range []int64{1 << 40, 1 << 30, 1 << 20, 1 << 10} {
-		if v >= unit || -v >= unit {
-			return formatIn(v, unit, round)
+	for _, u := range byteUnits {
+		if v >= u.size || -v >= u.size {
+			return formatIn(v, u, round)
 		}
 	}
 	return fmt.Sprintf("%d B", v)
 }
 
-// formatIn is v in unit (t, g, m or k) with up to two decimals, rounded by round.
-func formatIn(v, unit int64, round func(float64) float64) string {
-	n := strconv.FormatFloat(round(float64(v)/float64(unit)*100)/100, 'f', 2, 64)
-	n = strings.TrimSuffix(strings.TrimRight(n, "0"), ".")
-	return n + map[int64]string{1 << 40: "t", 1 << 30: "g", 1 << 20: "m", 1 << 10: "k"}[unit]
+// formatIn is v in unit u with up to two decimals, rounded by round.
+func formatIn(v int64, u byteUnit, round func(float64) float64) string {
+	n := strconv.FormatFloat(round(float64(v)/float64(u.size)*100)/100, 'f', 2, 64)
+	return strings.TrimSuffix(strings.TrimRight(n, "0"), ".") + u.suffix
 }

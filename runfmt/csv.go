@@ -152,15 +152,15 @@ func (r *CSVReader) fast(b []byte) (Row, bool) {
 	if !ok || at == 1 || seq != r.last.Seq+1 {
 		return Row{}, false
 	}
-	var coll []byte
-	if last := r.last.Collection; len(b) > at+len(last) && b[at+len(last)] == ',' && string(b[at:at+len(last)]) == last && last != "" {
-		coll, at = b[at:at+len(last)], at+len(last)+1 // most rows repeat the previous row's
+	name := r.last.Collection // most rows repeat the previous row's
+	if name != "" && len(b) > at+len(name) && b[at+len(name)] == ',' && string(b[at:at+len(name)]) == name {
+		at += len(name) + 1
 	} else {
 		i := bytes.IndexByte(b[at:], ',')
 		if i <= 0 {
 			return Row{}, false
 		}
-		coll, at = b[at:at+i], at+i+1
+		name, at = r.interned(b[at:at+i]), at+i+1
 	}
 	from := at
 	pk, at, ok := digitsTo(b, at, ',')
@@ -184,7 +184,7 @@ func (r *CSVReader) fast(b []byte) (Row, bool) {
 	if !ok || at == from {
 		return Row{}, false
 	}
-	row := Row{Seq: seq, Collection: r.interned(coll), PrimaryKey: int32(pk), Batch: batch, StartNs: start, UpsertNs: up}
+	row := Row{Seq: seq, Collection: name, PrimaryKey: int32(pk), Batch: batch, StartNs: start, UpsertNs: up}
 	r.last = row
 	return row, true
 }
@@ -306,17 +306,10 @@ func (r *CSVReader) num(k int, field string, optional bool) (int64, error) {
 		}
 		return 0, perr(r.file, r.line, field, "empty")
 	}
-	var v int64
-	if len(b) <= 18 { // 18 digits cannot overflow int64: no check per digit
-		for _, ch := range b {
-			d := ch - '0'
-			if d > 9 {
-				return 0, perr(r.file, r.line, field, "%q is not a non-negative integer", b)
-			}
-			v = v*10 + int64(d)
-		}
+	if v, _, ok := digitsTo(b, 0, 0); ok { // up to 18 digits: no overflow to check
 		return v, nil
 	}
+	var v int64
 	for _, ch := range b {
 		d := int64(ch) - '0'
 		if d < 0 || d > 9 || v > (math.MaxInt64-d)/10 {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -385,7 +387,7 @@ func (ss *seriesSettings) side(src evitaserver.Source, label, fallback string) (
 		return nil, err
 	}
 	if label == "" {
-		label = orDefault(id.Version, fallback)
+		label = cmp.Or(id.Version, fallback)
 	}
 	if ss.targetMode == runfmt.TargetEmbedded { // refused, or compiled, before any run
 		if _, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(ss.cmd.Root().ErrWriter, msg) }); err != nil {
@@ -401,7 +403,7 @@ func (ss *seriesSettings) plan(sides map[string]*abSide, specA, specB string) se
 	for s, spec := range map[string]string{"A": specA, "B": specB} {
 		id, _ := sides[s].src.Identify()
 		b := series.Build{Spec: spec, Label: sides[s].label,
-			Identity: fmt.Sprintf("%s@%s classpath-sha256 %.16s", orDefault(id.Version, "unknown"), orDefault(id.BuildCommit, "unknown"), id.ClasspathSHA256)}
+			Identity: fmt.Sprintf("%s@%s classpath-sha256 %.16s", cmp.Or(id.Version, "unknown"), cmp.Or(id.BuildCommit, "unknown"), id.ClasspathSHA256)}
 		if s == "A" {
 			plan.A = b
 		} else {
@@ -435,10 +437,7 @@ func (ss *seriesSettings) basePlan() series.Plan {
 // the file is not there yet.
 func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan series.Plan, began time.Time) series.Config {
 	cmd, cond, pristine := ss.cmd, ss.cond, ss.pristine
-	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
-	if f := cmd.String("format"); f != "" && f != string(report.Text) {
-		out = errw // stdout holds the answer alone, a document in the format asked for
-	}
+	errw, out := cmd.Root().ErrWriter, progressWriter(cmd)
 	c := series.Config{Dir: dir, Plan: plan,
 		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
@@ -474,14 +473,10 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			return faultHint(err)
 		},
 		OnRun: func(s *series.State, e series.Entry) {
-			if !stoppingAtOnce.Load() {
-				report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))
-			}
+			report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))
 		},
 		OnLook: func(s *series.State, l series.LookRecord) {
-			if !stoppingAtOnce.Load() {
-				report.SeriesLook(out, s, l)
-			}
+			report.SeriesLook(out, s, l)
 		},
 	}
 	if plan.Replay {
@@ -515,22 +510,21 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 	return c
 }
 
-func orDefault(s, fallback string) string {
-	if s == "" {
-		return fallback
+// progressWriter is where a series' runs, looks and details go: stdout with --format
+// text, stderr otherwise, so that stdout holds the answer alone, a document in the
+// format asked for.
+func progressWriter(cmd *cli.Command) io.Writer {
+	if f := cmd.String("format"); f != "" && f != string(report.Text) {
+		return cmd.Root().ErrWriter
 	}
-	return s
+	return cmd.Root().Writer
 }
 
 // finishSeries prints the series' runs with their health, the full compare, the table
 // and the plot, then the answer (in the --format asked for) and maps the outcome to the
 // exit code. With md or json only the answer goes to stdout; the rest to stderr.
 func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir string, f report.Format) error {
-	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
-	detail := out
-	if f != report.Text {
-		detail = errw
-	}
+	out, errw, detail := cmd.Root().Writer, cmd.Root().ErrWriter, progressWriter(cmd)
 	// the order a reader follows: the runs and their health, the full comparison, the
 	// table, and last the answer with what to do next
 	report.SeriesRuns(detail, st)

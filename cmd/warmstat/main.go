@@ -141,6 +141,7 @@ func main() {
 
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = quietOnStop{stdout}, quietOnStop{stderr}
 	app := newApp(stdout, stderr)
 	// a command run from inside another (ab's compare and table) is a root of its own:
 	// urfave/cli would otherwise find the caller's command in ctx, make it the parent

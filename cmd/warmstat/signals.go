@@ -17,9 +17,31 @@ import (
 )
 
 // stoppingAtOnce is set when a second Ctrl-C or a SIGTERM stops warmstat at once: the
-// JVMs it kills then end their runs, which are not failures to print (a series' record
-// keeps them as running, and the same command runs them again).
+// JVMs it kills then end their work, which is not a failure to print (a series' record
+// keeps its run as running, and the same command runs it again). Every command writes
+// through quietOnStop, so nothing but the stop's own line is printed after it.
 var stoppingAtOnce atomic.Bool
+
+// quietOnStop passes writes on until a stop at once begins, then drops them.
+type quietOnStop struct{ w io.Writer }
+
+func (q quietOnStop) Write(p []byte) (int, error) {
+	if stoppingAtOnce.Load() {
+		return len(p), nil
+	}
+	return q.w.Write(p)
+}
+
+// loud is w without its quietOnStop wrappers: the stop's own line is printed.
+func loud(w io.Writer) io.Writer {
+	for {
+		q, ok := w.(quietOnStop)
+		if !ok {
+			return w
+		}
+		w = q.w
+	}
+}
 
 // interruptible runs long work (load, seed): the first Ctrl-C cancels ctx, and the work
 // ends at its next safe point (a load between upserts, with its manifest written); a
@@ -46,7 +68,7 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 				cancel()
 				continue
 			}
-			stoppingAtOnce.Store(true)    // a run the kills below end is not a failure to report
+			stoppingAtOnce.Store(true)    // what the kills below end is not a failure to report
 			runfmt.FreezeCommits()        // what is still being written stays unfinished
 			builds := procgroup.KillAll() // a bisect's build, with the JVMs mvn forked
 			n := evitaserver.KillAll()
@@ -58,7 +80,7 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 			if builds > 0 {
 				killed += fmt.Sprintf(", %s ended with every process it started", report.Plural(builds, "build"))
 			}
-			fmt.Fprintf(errw, "\nwarmstat: stopped at once by %s: %s; what was being written is incomplete\n", name, killed)
+			fmt.Fprintf(loud(errw), "\nwarmstat: stopped at once by %s: %s; what was being written is incomplete\n", name, killed)
 			os.Exit(code)
 		}
 	}()

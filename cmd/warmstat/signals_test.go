@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,4 +297,19 @@ func TestABSeries(t *testing.T) {
 		t.Fatalf("compare on the series: exit %d", code)
 	}
 	t.Logf("resumed series output:\n%s", out)
+}
+
+// Once a stop at once begins, every command's output is dropped but the stop's own
+// line: the runs its kills end are not failures to report.
+func TestQuietOnStop(t *testing.T) {
+	var b bytes.Buffer
+	w := quietOnStop{quietOnStop{&b}} // a command run inside another wraps twice
+	fmt.Fprint(w, "before;")
+	stoppingAtOnce.Store(true)
+	defer stoppingAtOnce.Store(false)
+	fmt.Fprint(w, " FAILED: the writer exited;")
+	fmt.Fprint(loud(w), " stopped at once")
+	if b.String() != "before; stopped at once" {
+		t.Fatalf("%q", b.String())
+	}
 }
