@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ var cardinality = map[string]int32{"": evita.CardinalityZeroOrMore, "zero-or-mor
 	"zero-or-one": evita.CardinalityZeroOrOne, "exactly-one": evita.CardinalityExactlyOne, "one-or-more": evita.CardinalityOneOrMore}
 
 func attributeSchema(a Attribute, schemaType int32) *pb.GrpcAttributeSchema {
-	s := &pb.GrpcAttributeSchema{Name: a.Name, SchemaType: schemaType, Type: kindType[a.Kind], Localized: a.Localized, Nullable: a.Share > 0 && a.Share < 1}
+	s := &pb.GrpcAttributeSchema{Name: a.Name, SchemaType: schemaType, Type: kindType[a.Kind], Localized: a.Localized, Nullable: a.Absent || (a.Share > 0 && a.Share < 1)}
 	if a.Filterable {
 		s.FilterableInScopes = []int32{live}
 	}
@@ -244,9 +245,21 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 	if n == 0 {
 		n = 12
 	}
+	if a.Lengths != nil && (a.Kind == "string" || a.Kind == "text") {
+		n = max(1, int(math.Round(a.Lengths.Sample(rng))))
+	}
+	if pooled(a) { // a measured attribute with few distinct values draws one of them
+		return g.pooledValue(a, coll, rng.Int64N(a.Distinct), loc)
+	}
 	switch a.Kind {
 	case "string":
 		switch {
+		case a.Unique && a.Lengths != nil: // measured: the primary key keeps it unique, a word gives it its length
+			key := strconv.Itoa(int(pk))
+			if loc != "" {
+				key = loc + key
+			}
+			return evita.StringValue(word(rng, max(0, n-len(key)-1)) + "-" + key)
 		case len(a.Values) > 0:
 			return evita.StringValue(a.Values[weighted(rng, a.Weights, len(a.Values))])
 		case a.Unique && a.Name == "code":
@@ -276,6 +289,43 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 	panic("seed: unknown attribute kind " + a.Kind)
 }
 
+// pooled: a measured attribute whose values repeat (fewer distinct values than half the
+// values measured) is drawn from a pool of that many values, so that its index has the
+// measured number of entries; one whose values rarely repeat is made per entity.
+func pooled(a Attribute) bool {
+	return a.Distinct > 0 && a.Lengths != nil && !a.Unique && !a.Global && len(a.Values) == 0 && a.Distinct*2 < a.Lengths.N
+}
+
+// pooledValue is value k of an attribute's pool: the same k gives the same value, of a
+// length drawn from the measured lengths.
+func (g *Generator) pooledValue(a Attribute, coll string, k int64, loc string) []byte {
+	rng := rand.New(rand.NewPCG(g.seed, hash(coll+"/"+a.Name+"/"+loc)^uint64(k+1)*0x9e3779b97f4a7c15))
+	// the pool's lengths are spread over the measured ones (stratified), not drawn: a
+	// pool of three values would otherwise land anywhere
+	n := max(1, int(math.Round(a.Lengths.Quantile((float64(k)+0.5)/float64(a.Distinct)))))
+	switch a.Kind {
+	case "int":
+		return evita.IntValue(int32(k))
+	case "long":
+		return evita.LongValue(k)
+	case "bool":
+		return evita.BoolValue(k%2 == 0)
+	case "decimal":
+		return evita.DecimalValue(fmt.Sprintf("%d.%d", k/10, k%10))
+	case "datetime":
+		return evita.DateTimeValue(1_700_000_000+k*3600, "+01:00")
+	case "range":
+		from := 1_700_000_000 + k*86400
+		return evita.DateTimeRangeValue(from, from+86400*30)
+	case "string", "text":
+		if loc != "" {
+			return evita.StringValue(localizedWord(rng, n, loc))
+		}
+		return evita.StringValue(word(rng, n))
+	}
+	panic("seed: unknown attribute kind " + a.Kind)
+}
+
 // weighted draws an index in [0, n) by weights (equally likely without them).
 func weighted(rng *rand.Rand, weights []float64, n int) int {
 	if len(weights) != n {
@@ -294,17 +344,17 @@ func weighted(rng *rand.Rand, weights []float64, n int) int {
 	return n - 1
 }
 
-func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i int, pk int32,
+func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i int, pk int32, locales []string,
 	global map[string][]byte, localized map[string]*pb.GrpcLocalizedAttribute) {
 	for _, a := range attrs {
-		if a.Share > 0 && a.Share < 1 && rng.Float64() >= a.Share {
+		if a.Absent || (a.Share > 0 && a.Share < 1 && rng.Float64() >= a.Share) {
 			continue
 		}
 		if !a.Localized {
 			global[a.Name] = g.value(rng, a, coll, i, pk, "")
 			continue
 		}
-		for _, loc := range g.p.Locales {
+		for _, loc := range locales {
 			v := g.value(rng, a, coll, i, pk, loc)
 			if a.Global || (a.Unique && a.Kind == "string") {
 				v = evita.StringValue(fmt.Sprintf("/%s/%s/%s-%d", loc, strings.ToLower(coll), word(rng, 8), pk))
@@ -338,6 +388,53 @@ func (g *Generator) pick(rng *rand.Rand, key string, n int, s float64) int {
 	return sort.SearchFloat64s(cdf, rng.Float64())
 }
 
+// sizedValue is an associated-data string value whose encoding is size bytes (or the
+// smallest one, for a size below it).
+func sizedValue(rng *rand.Rand, size int) []byte {
+	n := max(0, size-4)
+	v := evita.AssociatedValue(evita.StringValue(word(rng, n)))
+	if d := len(v) - size; d > 0 && n >= d { // the length prefixes took more than guessed
+		v = evita.AssociatedValue(evita.StringValue(word(rng, n-d)))
+	}
+	return v
+}
+
+// localesOf are the locales entity data of collection c uses: every locale of the
+// profile, or as many as a measured shape's locales per entity draws (in the profile's
+// order, from a random first one).
+func (g *Generator) localesOf(rng *rand.Rand, c Collection) []string {
+	if c.LocalesPerEntity == nil || len(g.p.Locales) == 0 {
+		return g.p.Locales
+	}
+	k := min(len(g.p.Locales), c.LocalesPerEntity.count(rng))
+	first := rng.IntN(len(g.p.Locales))
+	out := make([]string, 0, k)
+	for j := range k {
+		out = append(out, g.p.Locales[(first+j)%len(g.p.Locales)])
+	}
+	return out
+}
+
+// pickByFanIn chooses one of n targets for an entity of a collection of sources
+// entities, so that each target's expected fan-in is the weight fanInWeights gives it.
+// An entity references a target once at most, so a weight is an inclusion probability
+// (weight / sources), not a share of the draws: a hub that 90 % of the entities point at
+// must be drawn by 90 % of them, however many other targets they draw. With several
+// draws per entity, drawing a target with probability proportional to -ln(1 - π)
+// includes it with probability close to π (the Poisson approximation).
+func (g *Generator) pickByFanIn(rng *rand.Rand, key string, f *FanIn, n, sources int) int {
+	cdf, ok := g.zipf[key]
+	if !ok {
+		w := fanInWeights(f, n, rand.New(rand.NewPCG(g.seed, hash("fan-in/"+key))))
+		for i, x := range w {
+			w[i] = -math.Log(1 - min(0.99, x/float64(max(1, sources))))
+		}
+		cdf = cumulative(w)
+		g.zipf[key] = cdf
+	}
+	return min(n-1, sort.SearchFloat64s(cdf, rng.Float64()))
+}
+
 // Entity builds entity i of collection c.
 func (g *Generator) Entity(c Collection, i int) *pb.GrpcSealedEntity {
 	rng := g.rng(c.Name, i)
@@ -345,7 +442,8 @@ func (g *Generator) Entity(c Collection, i int) *pb.GrpcSealedEntity {
 	e := &pb.GrpcSealedEntity{EntityType: c.Name, PrimaryKey: pk, GlobalAttributes: map[string][]byte{},
 		LocalizedAttributes: map[string]*pb.GrpcLocalizedAttribute{}, GlobalAssociatedData: map[string][]byte{},
 		LocalizedAssociatedData: map[string]*pb.GrpcLocalizedAssociatedData{}, PriceInnerRecordHandling: evita.InnerRecordNone}
-	g.attributes(rng, c.Attributes, c.Name, i, pk, e.GlobalAttributes, e.LocalizedAttributes)
+	locales := g.localesOf(rng, c)
+	g.attributes(rng, c.Attributes, c.Name, i, pk, locales, e.GlobalAttributes, e.LocalizedAttributes)
 	if c.Hierarchy {
 		roots := max(1, min(40, len(g.pks[c.Name])/10))
 		if i >= roots {
@@ -353,21 +451,38 @@ func (g *Generator) Entity(c Collection, i int) *pb.GrpcSealedEntity {
 		}
 	}
 	for _, d := range c.AssociatedData {
+		if d.Absent || (d.Share > 0 && d.Share < 1 && rng.Float64() >= d.Share) {
+			continue
+		}
 		size := func() int {
 			return min(d.MaxBytes, max(8, int(logNormal(rng, float64(d.MedianBytes), float64(d.P95Bytes)))))
+		}
+		if d.Bytes != nil { // measured: the encoded value's size, in bytes (ASCII, one byte a character)
+			value := func() []byte { return sizedValue(rng, int(math.Round(d.Bytes.Sample(rng)))) }
+			if !d.Localized {
+				e.GlobalAssociatedData[d.Name] = value()
+				continue
+			}
+			for _, loc := range locales {
+				if e.LocalizedAssociatedData[loc] == nil {
+					e.LocalizedAssociatedData[loc] = &pb.GrpcLocalizedAssociatedData{AssociatedData: map[string][]byte{}}
+				}
+				e.LocalizedAssociatedData[loc].AssociatedData[d.Name] = value()
+			}
+			continue
 		}
 		if !d.Localized {
 			e.GlobalAssociatedData[d.Name] = evita.AssociatedValue(evita.StringValue(word(rng, size())))
 			continue
 		}
-		for _, loc := range g.p.Locales {
+		for _, loc := range locales {
 			if e.LocalizedAssociatedData[loc] == nil {
 				e.LocalizedAssociatedData[loc] = &pb.GrpcLocalizedAssociatedData{AssociatedData: map[string][]byte{}}
 			}
 			e.LocalizedAssociatedData[loc].AssociatedData[d.Name] = evita.AssociatedValue(evita.StringValue(localizedWord(rng, size(), loc)))
 		}
 	}
-	if c.Prices != nil {
+	if c.Prices != nil && (c.Prices.NoneShare == 0 || rng.Float64() >= c.Prices.NoneShare) {
 		g.prices(rng, c.Prices, e)
 	}
 	for _, r := range c.References {
@@ -398,7 +513,11 @@ func logNormalMean(rng *rand.Rand, mean float64) float64 {
 func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
 	lists := max(p.Lists, 2)
 	perList := len(g.p.Currencies)
-	n := max(1, min(p.Max, int(math.Round(logNormalMean(rng, p.Mean))))/perList)
+	total := int(math.Round(logNormalMean(rng, p.Mean)))
+	if p.PerEntity != nil {
+		total = p.PerEntity.count(rng)
+	}
+	n := max(1, min(p.Max, total)/perList)
 	chosen := map[int]bool{0: true} // "basic" always, the others by popularity
 	for len(chosen) < min(n, lists) {
 		chosen[1+g.pick(rng, fmt.Sprintf("pricelists/%d", lists), lists-1, 1.1)] = true
@@ -434,11 +553,14 @@ func (g *Generator) prices(rng *rand.Rand, p *Prices, e *pb.GrpcSealedEntity) {
 
 func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int, e *pb.GrpcSealedEntity) {
 	var n int
-	if r.Max == 1 {
+	switch {
+	case r.PerEntity != nil:
+		n = r.PerEntity.count(rng)
+	case r.Max == 1:
 		if rng.Float64() < r.Mean {
 			n = 1
 		}
-	} else {
+	default:
 		n = poisson(rng, r.Mean)
 	}
 	n = max(r.Min, min(r.Max, n))
@@ -452,7 +574,11 @@ func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int,
 		var tpk int32
 		var ti int
 		if managed {
-			ti = g.pick(rng, c.Name+"."+r.Name, len(targets), r.Zipf)
+			if r.FanIn != nil {
+				ti = g.pickByFanIn(rng, c.Name+"."+r.Name, r.FanIn, len(targets), len(g.pks[c.Name]))
+			} else {
+				ti = g.pick(rng, c.Name+"."+r.Name, len(targets), r.Zipf)
+			}
 			tpk = targets[ti]
 			if r.Target == c.Name && tpk == e.GetPrimaryKey() {
 				continue // no self reference
@@ -466,12 +592,12 @@ func (g *Generator) references(rng *rand.Rand, c Collection, r Reference, i int,
 		seen[tpk] = true
 		ref := &pb.GrpcReference{ReferenceName: r.Name, ReferencedEntityReference: &pb.GrpcEntityReference{EntityType: r.Target, PrimaryKey: tpk},
 			ReferenceCardinality: cardinality[r.Cardinality], GlobalAttributes: map[string][]byte{}, LocalizedAttributes: map[string]*pb.GrpcLocalizedAttribute{}}
-		if r.Group != "" {
+		if r.Group != "" && (r.GroupedShare == 0 || r.GroupedShare == 1 || rng.Float64() < r.GroupedShare) {
 			groups := g.pks[r.Group]
 			ref.GroupReferenceType = &pb.GrpcReference_GroupReferencedEntityReference{GroupReferencedEntityReference: &pb.GrpcEntityReference{
 				EntityType: r.Group, PrimaryKey: groups[ti%len(groups)]}} // a value always belongs to the same parameter
 		}
-		g.attributes(rng, r.Attributes, c.Name, i, tpk, ref.GlobalAttributes, ref.LocalizedAttributes)
+		g.attributes(rng, r.Attributes, c.Name, i, tpk, g.p.Locales, ref.GlobalAttributes, ref.LocalizedAttributes)
 		e.References = append(e.References, ref)
 	}
 }

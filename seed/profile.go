@@ -5,23 +5,81 @@ package seed
 
 import "math"
 
+// ShapeV1 is the format of a measured shape (warmstat shape): a profile whose numbers
+// were measured on a catalog. A hand-written profile may name it too, or leave it out.
+const ShapeV1 = "warmstat.shape/v1"
+
 // Profile describes a catalog at scale 1.
 type Profile struct {
+	// Format is ShapeV1 or absent (a hand-written profile); any other is refused.
+	Format string `json:"format,omitempty"`
+	// Measured says where a measured shape came from; absent in a hand-written profile.
+	Measured    *Measured    `json:"measured,omitempty"`
 	Locales     []string     `json:"locales"`
 	Currencies  []string     `json:"currencies"`
 	Collections []Collection `json:"collections"`
 }
 
+// Measured is where a measured shape came from: never a value of the catalog.
+type Measured struct {
+	Tool       string `json:"tool"`        // "warmstat shape"
+	MeasuredAt string `json:"measured_at"` // RFC 3339
+	From       string `json:"from"`        // the source's kind: workload, snapshot or server
+	// Catalog is the source catalog's name ("catalog" when anonymised).
+	Catalog       string `json:"catalog"`
+	SourceVersion string `json:"source_version,omitempty"`
+	Entities      int64  `json:"entities"` // measured, all collections
+	// Scale is the source's own scale: 1 for a real catalog, a seeded one's --scale
+	// (its snapshot records it). Counts are divided by it, so that a shape of the
+	// scale-0.1 catalog regenerates at --scale 0.1 to its source's size; seed --shape
+	// uses it when no --scale is given.
+	Scale      float64 `json:"scale"`
+	Anonymised bool    `json:"anonymised,omitempty"`
+	// NotKept lists what the source's schema has and this vocabulary cannot say
+	// (sortable compounds, representative attributes, ...): the generated catalog lacks it.
+	NotKept []string `json:"not_kept,omitempty"`
+}
+
+// QuantileLevels are the probabilities of a Dist's Q, in order.
+var QuantileLevels = []float64{0, 0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.975, 0.99, 0.995, 0.999, 1}
+
+// Dist is a measured distribution of a count or size: N observations, their mean and
+// standard deviation, and the value at each of QuantileLevels (Q[0] the least,
+// Q[len-1] the largest).
+type Dist struct {
+	N    int64     `json:"n"`
+	Mean float64   `json:"mean"`
+	SD   float64   `json:"sd"`
+	Q    []float64 `json:"q"`
+}
+
+// FanIn is how many entities point at one target of a reference: over the Referenced
+// targets (Dist), with the Top few largest and Targets, the target collection's size
+// (0 when the target is not a collection of the catalog).
+type FanIn struct {
+	Targets    int64   `json:"targets"`
+	Referenced int64   `json:"referenced"`
+	Dist       Dist    `json:"dist"`
+	Top        []int64 `json:"top"` // the largest fan-ins, descending (at most 10)
+}
+
 // Collection is one entity collection.
 type Collection struct {
-	Name           string           `json:"name"`
-	Count          int              `json:"count"` // entities at scale 1
-	Source         string           `json:"source,omitempty"`
-	Hierarchy      bool             `json:"hierarchy,omitempty"`
-	Attributes     []Attribute      `json:"attributes"`
-	AssociatedData []AssociatedData `json:"associated_data,omitempty"`
-	Prices         *Prices          `json:"prices,omitempty"`
-	References     []Reference      `json:"references,omitempty"`
+	Name      string `json:"name"`
+	Count     int    `json:"count"` // entities at scale 1
+	Source    string `json:"source,omitempty"`
+	Hierarchy bool   `json:"hierarchy,omitempty"`
+	// MeasuredOn is how many entities a measured shape's distributions were taken on.
+	MeasuredOn int64 `json:"measured_on,omitempty"`
+	// LocalesPerEntity: how many locales an entity's localized data uses (measured).
+	LocalesPerEntity *Dist `json:"locales_per_entity,omitempty"`
+	// HierarchyDepth (a root is 0) and HierarchyChildren (children per entity), measured.
+	HierarchyDepth    *Dist            `json:"hierarchy_depth,omitempty"`
+	HierarchyChildren *Dist            `json:"hierarchy_children,omitempty"`
+	Attributes        []Attribute      `json:"attributes"`
+	AssociatedData    []AssociatedData `json:"associated_data,omitempty"`
+	Prices            *Prices          `json:"prices,omitempty"`
+	References        []Reference      `json:"references,omitempty"`
 }
 
 // Attribute kinds: string, text (long, not indexed), int, long, bool, decimal, datetime, range.
@@ -39,6 +97,12 @@ type Attribute struct {
 	// e.g. a widget type), drawn with Weights (default: equally likely).
 	Values  []string  `json:"values,omitempty"`
 	Weights []float64 `json:"weights,omitempty"`
+	// Measured: Absent (in the schema, never in the data), the value lengths (a
+	// string's characters, another value's encoded bytes) and the number of distinct
+	// values (estimated above a few thousand: HyperLogLog, within about 1 %).
+	Absent   bool  `json:"absent,omitempty"`
+	Lengths  *Dist `json:"lengths,omitempty"`
+	Distinct int64 `json:"distinct,omitempty"`
 }
 
 // AssociatedData sizes are log-normal with the given median and 95th percentile.
@@ -48,6 +112,11 @@ type AssociatedData struct {
 	MedianBytes int    `json:"median_bytes"`
 	P95Bytes    int    `json:"p95_bytes"`
 	MaxBytes    int    `json:"max_bytes"`
+	// Measured: the share of entities carrying it (0 = every one; Absent: none) and its
+	// sizes.
+	Absent bool    `json:"absent,omitempty"`
+	Share  float64 `json:"share,omitempty"`
+	Bytes  *Dist   `json:"bytes,omitempty"`
 }
 
 // Prices per entity: every price list in every currency.
@@ -58,6 +127,9 @@ type Prices struct {
 	IndexedShare     float64 `json:"indexed_share"`
 	ValidityShare    float64 `json:"validity_share"`
 	InnerRecordShare float64 `json:"inner_record_share"` // entities with LOWEST_PRICE and inner records
+	// Measured: prices per entity carrying prices, and the share of entities with none.
+	PerEntity *Dist   `json:"per_entity,omitempty"`
+	NoneShare float64 `json:"none_share,omitempty"`
 }
 
 // Reference from every entity of the collection.
@@ -81,6 +153,11 @@ type Reference struct {
 	// only the references for which it holds are facets.
 	FacetedPartially string     `json:"faceted_partially,omitempty"`
 	Histogram        *Histogram `json:"histogram,omitempty"`
+	// Measured: references per entity (every entity of the collection, none counted as
+	// 0), the fan-in of its targets, and the share of references with a group.
+	PerEntity    *Dist   `json:"per_entity,omitempty"`
+	FanIn        *FanIn  `json:"fan_in,omitempty"`
+	GroupedShare float64 `json:"grouped_share,omitempty"`
 }
 
 // Histogram is a bucketed histogram over a reference (evitaDB's `bucketed`): Value

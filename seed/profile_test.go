@@ -105,7 +105,7 @@ func TestBadProfilesNameFileLineField(t *testing.T) {
 		{"weights", edit(`"values": ["CHECKBOX", "INTERVAL"]`, `"values": ["CHECKBOX", "INTERVAL"], "weights": [1]`), `"weights"`, "collections[0].attributes[1].weights", "1 weights for 2 values"},
 		{"histogram without value", edit(`, "value": "$reference.referencedEntity?.attributes['basicUnitValue']"`, ``), `"histogram"`, "collections[2].references[1].histogram", "value expression"},
 		{"syntax", edit(`"locales": [`, `"locales": [,`), `[,`, "", "invalid JSON"},
-		{"trailing data", small + "{}", "{}", "", "unexpected data after the profile"},
+		{"trailing data", small + "{}", "{}", "", "unexpected data after the document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,41 +1,20 @@
 package seed
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"os"
-	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/warmstat/warmstat/base/strictjson"
 )
 
-// ProfileError is a problem at a known place in a profile. Its Error text is one line:
-// file:line: field: message (the file and line are absent for a built-in profile).
-type ProfileError struct {
-	File  string
-	Line  int    // 1-based; 0 when unknown
-	Field string // JSON path, e.g. collections[3].attributes[2].kind
-	Msg   string
-}
-
-func (e *ProfileError) Error() string {
-	loc := e.File
-	if loc == "" {
-		loc = "profile"
-	}
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Field == "" {
-		return loc + ": " + e.Msg
-	}
-	return loc + ": " + e.Field + ": " + e.Msg
-}
+// ProfileError is a problem at a known place in a profile: file:line: field: message,
+// one line ("profile" stands for the file of a profile built in code).
+type ProfileError = strictjson.Error
 
 // LoadProfile reads a JSON profile (same shape as DefaultProfile; see `warmstat seed
 // --print-profile`) and validates all of it: unknown fields, wrong types and every
@@ -46,177 +25,19 @@ func LoadProfile(path string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := map[string]int{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := walk(dec, data, reflect.TypeFor[Profile](), "", lines); err != nil {
-		var pe *ProfileError
-		if errors.As(err, &pe) {
-			pe.File = path
-			return nil, pe
-		}
-		return nil, &ProfileError{File: path, Line: lineAt(data, dec.InputOffset()), Msg: "invalid JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ProfileError{File: path, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the profile"}
-	}
 	var p Profile
-	if err := json.Unmarshal(data, &p); err != nil { // the walk checked shapes; this is a value out of range
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &ProfileError{File: path, Line: lineAt(data, te.Offset), Field: te.Field, Msg: fmt.Sprintf("%s does not fit %s", te.Value, te.Type)}
-		}
-		return nil, &ProfileError{File: path, Msg: err.Error()}
+	lines, err := strictjson.Decode(path, data, &p)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		var pe *ProfileError
 		if errors.As(err, &pe) {
-			pe.File, pe.Line = path, lines[pe.Field]
-			for f := pe.Field; pe.Line == 0 && f != ""; f = parent(f) { // a missing field: its object's line
-				pe.Line = lines[f]
-			}
+			pe.File, pe.Line = path, lines.At(pe.Field)
 		}
 		return nil, err
 	}
 	return &p, nil
-}
-
-// walk reads one JSON value of Go type t at path, recording the line of every value
-// and refusing unknown fields and values of the wrong JSON type.
-func walk(dec *json.Decoder, data []byte, t reflect.Type, path string, lines map[string]int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	line := lineAt(data, dec.InputOffset())
-	lines[path] = line
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	bad := func(got string) error {
-		return &ProfileError{Line: line, Field: path, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(t), got)}
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		switch tok {
-		case '{':
-			if t.Kind() != reflect.Struct {
-				return bad("an object")
-			}
-			fields := jsonFields(t)
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key := kt.(string)
-				ft, ok := fields[key]
-				at := join(path, key)
-				if !ok {
-					return &ProfileError{Line: lineAt(data, dec.InputOffset()), Field: at,
-						Msg: "unknown field (known: " + strings.Join(sortedNames(fields), ", ") + ")"}
-				}
-				if err := walk(dec, data, ft, at, lines); err != nil {
-					return err
-				}
-			}
-		case '[':
-			if t.Kind() != reflect.Slice {
-				return bad("an array")
-			}
-			for i := 0; dec.More(); i++ {
-				if err := walk(dec, data, t.Elem(), path+"["+strconv.Itoa(i)+"]", lines); err != nil {
-					return err
-				}
-			}
-		}
-		_, err := dec.Token() // the closing delimiter
-		return err
-	case string:
-		if t.Kind() != reflect.String {
-			return bad(strconv.Quote(tok))
-		}
-	case json.Number:
-		switch t.Kind() {
-		case reflect.Int, reflect.Int64:
-			if _, err := strconv.ParseInt(tok.String(), 10, 64); err != nil {
-				return bad(tok.String())
-			}
-		case reflect.Float64:
-		default:
-			return bad(tok.String())
-		}
-	case bool:
-		if t.Kind() != reflect.Bool {
-			return bad(strconv.FormatBool(tok))
-		}
-	case nil:
-		if t.Kind() != reflect.Slice && t.Kind() != reflect.Struct {
-			return bad("null")
-		}
-	}
-	return nil
-}
-
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Struct:
-		return "an object"
-	case reflect.Slice:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64:
-		return "a whole number"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return t.String()
-}
-
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-			out[name] = f.Type
-		}
-	}
-	return out
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// parent is the enclosing path: a.b[2].c -> a.b[2] -> a.b -> a.
-func parent(path string) string {
-	if strings.HasSuffix(path, "]") {
-		return path[:strings.LastIndexByte(path, '[')]
-	}
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[:i]
-	}
-	return ""
-}
-
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
 }
 
 // ---- semantic rules
@@ -235,7 +56,7 @@ type checker struct{ err *ProfileError }
 // fail records the first problem only: one line, the first place to fix.
 func (c *checker) fail(field, format string, args ...any) {
 	if c.err == nil {
-		c.err = &ProfileError{Field: field, Msg: fmt.Sprintf(format, args...)}
+		c.err = &ProfileError{File: "profile", Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -249,6 +70,12 @@ func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v)
 // entity is written.
 func (p *Profile) Validate() error {
 	var c checker
+	if p.Format != "" && p.Format != ShapeV1 {
+		c.fail("format", "%q is not a format this warmstat reads (%s); a newer warmstat wrote it", p.Format, ShapeV1)
+	}
+	if m := p.Measured; m != nil && !(m.Scale > 0 && m.Scale <= 10) {
+		c.fail("measured.scale", "scale %g: a source's scale is above 0 and at most 10", m.Scale)
+	}
 	if len(p.Locales) == 0 {
 		c.fail("locales", "at least one locale is needed")
 	}
@@ -275,7 +102,12 @@ func (p *Profile) Validate() error {
 			c.fail(at+".name", "collection %s is defined twice", col.Name)
 		case col.Count < 1:
 			c.fail(at+".count", "%s: count %d; a collection has at least one entity at scale 1", col.Name, col.Count)
+		case col.MeasuredOn < 0:
+			c.fail(at+".measured_on", "%s: negative measured_on %d", col.Name, col.MeasuredOn)
 		}
+		checkDist(&c, at+".locales_per_entity", col.Name, col.LocalesPerEntity)
+		checkDist(&c, at+".hierarchy_depth", col.Name, col.HierarchyDepth)
+		checkDist(&c, at+".hierarchy_children", col.Name, col.HierarchyChildren)
 		names[col.Name] = true
 	}
 	reflected := map[string]map[string]string{} // target collection -> reflected name -> owner
@@ -291,7 +123,10 @@ func (p *Profile) Validate() error {
 			case d.MedianBytes < 1 || d.P95Bytes < d.MedianBytes || d.MaxBytes < d.MedianBytes:
 				c.fail(dat, "%s.%s: sizes need 1 <= median_bytes <= p95_bytes and median_bytes <= max_bytes (got %d, %d, %d)",
 					col.Name, d.Name, d.MedianBytes, d.P95Bytes, d.MaxBytes)
+			case !share(d.Share):
+				c.fail(dat+".share", "%s.%s: share %g is not in [0, 1]", col.Name, d.Name, d.Share)
 			}
+			checkDist(&c, dat+".bytes", col.Name+"."+d.Name, d.Bytes)
 			seenData[d.Name] = true
 		}
 		if pr := col.Prices; pr != nil {
@@ -303,9 +138,10 @@ func (p *Profile) Validate() error {
 				c.fail(pat, "%s: prices need mean > 0 and max >= 1", col.Name)
 			case pr.Lists < 1:
 				c.fail(pat+".lists", "%s: at least one price list", col.Name)
-			case !share(pr.IndexedShare) || !share(pr.ValidityShare) || !share(pr.InnerRecordShare):
+			case !share(pr.IndexedShare) || !share(pr.ValidityShare) || !share(pr.InnerRecordShare) || !share(pr.NoneShare):
 				c.fail(pat, "%s: shares must lie in [0, 1]", col.Name)
 			}
+			checkDist(&c, pat+".per_entity", col.Name+" prices", pr.PerEntity)
 		}
 		refNames := map[string]bool{}
 		for k, r := range col.References {
@@ -334,6 +170,32 @@ func (p *Profile) Validate() error {
 
 func share(v float64) bool { return v >= 0 && v <= 1 }
 
+// checkDist refuses a measured distribution that cannot be one: a negative count or
+// value, quantiles not one per level or out of order, a mean outside them.
+func checkDist(c *checker, at, who string, d *Dist) {
+	if d == nil {
+		return
+	}
+	switch {
+	case d.N < 0:
+		c.fail(at+".n", "%s: negative count %d", who, d.N)
+	case d.SD < 0 || math.IsNaN(d.SD):
+		c.fail(at+".sd", "%s: standard deviation %g", who, d.SD)
+	case len(d.Q) != len(QuantileLevels):
+		c.fail(at+".q", "%s: %d quantiles; a distribution has one per level %v", who, len(d.Q), QuantileLevels)
+	case d.N > 0 && (d.Mean < d.Q[0] || d.Mean > d.Q[len(d.Q)-1]):
+		c.fail(at+".mean", "%s: mean %g outside its quantiles [%g, %g]", who, d.Mean, d.Q[0], d.Q[len(d.Q)-1])
+	}
+	for i, q := range d.Q {
+		switch {
+		case q < 0 || math.IsNaN(q) || math.IsInf(q, 0):
+			c.fail(fmt.Sprintf("%s.q[%d]", at, i), "%s: quantile %g is not a count or size", who, q)
+		case i > 0 && q < d.Q[i-1]:
+			c.fail(fmt.Sprintf("%s.q[%d]", at, i), "%s: quantiles out of order (%g after %g)", who, q, d.Q[i-1])
+		}
+	}
+}
+
 func (p *Profile) checkAttributes(c *checker, at, owner string, attrs []Attribute, onReference bool) {
 	seen := map[string]bool{}
 	for i, a := range attrs {
@@ -361,7 +223,10 @@ func (p *Profile) checkAttributes(c *checker, at, owner string, attrs []Attribut
 			c.fail(aat+".values", "%s.%s: values are for string attributes", owner, a.Name)
 		case len(a.Weights) > 0 && len(a.Weights) != len(a.Values):
 			c.fail(aat+".weights", "%s.%s: %d weights for %d values", owner, a.Name, len(a.Weights), len(a.Values))
+		case a.Distinct < 0:
+			c.fail(aat+".distinct", "%s.%s: negative distinct %d", owner, a.Name, a.Distinct)
 		}
+		checkDist(c, aat+".lengths", owner+"."+a.Name, a.Lengths)
 		for k, w := range a.Weights {
 			if w <= 0 {
 				c.fail(fmt.Sprintf("%s.weights[%d]", aat, k), "%s.%s: weights must be positive", owner, a.Name)
@@ -425,6 +290,24 @@ func (p *Profile) checkReference(c *checker, at string, col Collection, r Refere
 			c.fail(at+".reflected", "%s.%s already reflects %s", r.Target, r.Reflected, prev)
 		}
 		reflected[r.Target][r.Reflected] = who
+	}
+	if !share(r.GroupedShare) {
+		c.fail(at+".grouped_share", "%s: share %g is not in [0, 1]", who, r.GroupedShare)
+	}
+	checkDist(c, at+".per_entity", who, r.PerEntity)
+	if f := r.FanIn; f != nil {
+		switch {
+		case f.Targets < 0 || f.Referenced < 0 || (f.Targets > 0 && f.Referenced > f.Targets):
+			c.fail(at+".fan_in", "%s: %d targets referenced of %d; needs 0 <= referenced <= targets (targets 0: not a collection)", who, f.Referenced, f.Targets)
+		case len(f.Top) > 0 && f.Dist.N > 0 && float64(f.Top[0]) != f.Dist.Q[len(f.Dist.Q)-1]:
+			c.fail(at+".fan_in.top", "%s: the largest fan-in %d is not the distribution's maximum %g", who, f.Top[0], f.Dist.Q[len(f.Dist.Q)-1])
+		}
+		for i := range f.Top {
+			if f.Top[i] < 1 || (i > 0 && f.Top[i] > f.Top[i-1]) {
+				c.fail(fmt.Sprintf("%s.fan_in.top[%d]", at, i), "%s: the top fan-ins must be positive and descending", who)
+			}
+		}
+		checkDist(c, at+".fan_in.dist", who+" fan-in", &f.Dist)
 	}
 	p.checkAttributes(c, at+".attributes", who, r.Attributes, true)
 	refNames[r.Name] = true

@@ -10,6 +10,7 @@ import (
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
 )
 
 func extractCommand() *cli.Command {
@@ -25,19 +26,12 @@ func extractCommand() *cli.Command {
 			"--collections and --max-per-collection as in load; the file holds only those.\n" +
 			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM." +
 			examples("warmstat extract --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out /var/tmp/ws/shop.wsw"),
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "the workload file to create"},
-			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot"},
-			&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
-			&cli.StringFlag{Name: "reader-heap", Usage: "spawn mode: the reader's heap (default: from the snapshot's metadata)"},
-			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make: its storage.compress (true | false)"},
-			&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
-			&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
-			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
-		}, serverFlags("spawn mode")...),
+		}, sourceFlags()...), serverFlags("spawn mode")...),
 		Action: runExtract,
 	}
 }
@@ -46,62 +40,87 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 	if err := loadLimits(cmd); err != nil {
 		return err
 	}
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
+	defer stop()
+	begin := time.Now()
+	out := cmd.String("out")
+	info, from, err := extractSource(ctx, cmd, out, cmd.String("work"), "extract")
+	if err != nil {
+		return err
+	}
+	return extracted(cmd, out, info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, from, begin)
+}
+
+// sourceFlags name a source catalog to read: a pristine snapshot (spawn mode) or a
+// running server (attach mode).
+func sourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot"},
+		&cli.StringFlag{Name: "catalog", Usage: "spawn mode: the snapshot's catalog"},
+		&cli.StringFlag{Name: "reader-heap", Usage: "spawn mode: the reader's heap (default: from the snapshot's metadata)"},
+		&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make: its storage.compress (true | false)"},
+		&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
+		&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
+		&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+	}
+}
+
+// extractSource reads the source the command's flags name (spawn: --pristine and
+// --catalog; attach: --source and --source-catalog) into the workload file out, and says
+// where it came from. work is spawn mode's working directory (default <out>.work).
+func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string) (workload.Info, string, error) {
 	spawn := cmd.IsSet("pristine")
 	attach := cmd.IsSet("source") || cmd.IsSet("source-catalog")
 	switch {
 	case spawn == attach:
-		return usageError(cmd, "extract needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME (attach mode)")
+		return workload.Info{}, "", usageError(cmd, "%s needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME (attach mode)", what)
 	case spawn && cmd.String("catalog") == "":
-		return usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
+		return workload.Info{}, "", usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
 	case attach && (cmd.String("source") == "" || cmd.String("source-catalog") == ""):
-		return usageError(cmd, "attach mode needs --source ADDR and --source-catalog NAME")
+		return workload.Info{}, "", usageError(cmd, "attach mode needs --source ADDR and --source-catalog NAME")
 	}
-	ec := loader.ExtractConfig{Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
+	ec := loader.ExtractConfig{Out: out, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 		Collections: subsetFlag(cmd)}
-	errw := cmd.Root().ErrWriter
-	if isTerminal(errw) {
+	if errw := cmd.Root().ErrWriter; isTerminal(errw) {
 		ec.Progress = errw
 	}
-	ctx, stop := interruptible(ctx, errw)
-	defer stop()
 	leanRuntime()
-	begin := time.Now()
 	if spawn {
 		sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Probe: evita.Probe}
-		sc.WorkDir = cmd.String("work")
+		sc.WorkDir = work
 		if sc.WorkDir == "" {
 			sc.WorkDir = ec.Out + ".work"
 		}
 		rh, err := optBytes(cmd, "reader-heap")
 		if err != nil {
-			return err
+			return workload.Info{}, "", err
 		}
 		if rh != nil {
 			sc.ReaderHeap = *rh
 		}
 		if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
-			return err
+			return workload.Info{}, "", err
 		}
 		if sc.Server, err = serverSource(cmd, "spawn mode"); err != nil {
-			return err
+			return workload.Info{}, "", err
 		}
 		info, err := loader.SpawnExtract(ctx, sc, ec)
 		if err != nil {
-			return faultHint(spawnHint(err))
+			return workload.Info{}, "", faultHint(spawnHint(err))
 		}
-		return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, sc.Pristine+"/"+sc.Catalog, begin)
+		return *info, sc.Pristine + "/" + sc.Catalog, nil
 	}
 	src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
 	if err != nil {
-		return fmt.Errorf("source %s: %w", cmd.String("source"), err)
+		return workload.Info{}, "", fmt.Errorf("source %s: %w", cmd.String("source"), err)
 	}
 	defer src.Close()
 	ec.Source, ec.SourceCatalog, ec.SourceMode = src, cmd.String("source-catalog"), "attach"
 	info, err := loader.Extract(ctx, ec)
 	if err != nil {
-		return err
+		return workload.Info{}, "", err
 	}
-	return extracted(cmd, cmd.String("out"), info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, cmd.String("source")+" catalog "+ec.SourceCatalog, begin)
+	return *info, cmd.String("source") + " catalog " + ec.SourceCatalog, nil
 }
 
 func extracted(cmd *cli.Command, path string, size int64, sum string, entities, extractNs int64, from string, begin time.Time) error {

@@ -197,6 +197,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Commands: []*cli.Command{
 			seedCommand(),
 			extractCommand(),
+			shapeCommand(),
 			loadCommand(),
 			abCommand(),
 			bisectCommand(),

@@ -21,7 +21,8 @@ func seedCommand() *cli.Command {
 		Usage: "write a deterministic, production-shaped synthetic catalog into a server (for when no production export is at hand)",
 		Description: "--scale 1.0 gives the production totals (386,369 entities, 118,772 Product); the default 0.01 gives\n" +
 			"~3,900 entities. The same --seed and --scale give the same catalog, entity for entity. The shape is\n" +
-			"the profile (--print-profile shows it as JSON; --profile FILE replaces it).\n" +
+			"the profile (--print-profile shows it as JSON); --shape FILE replaces it with a shape measured of a real\n" +
+			"catalog (warmstat shape) or a profile of one's own, and a measured shape's --scale defaults to its source's.\n" +
 			"Exit codes: 0 seeded, 1 failed (a server that could not be reached or started, a directory that cannot be\n" +
 			"used, an invalid profile), 2 a usage error (a heap below the catalog's need included); 130 / 143 a second\n" +
 			"Ctrl-C or SIGTERM." +
@@ -32,7 +33,7 @@ func seedCommand() *cli.Command {
 			&cli.StringFlag{Name: "catalog", Value: "seed", Usage: "catalog to create"},
 			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "scale factor (1.0 = production totals)"},
 			&cli.IntFlag{Name: "seed", Value: 1, Usage: "random seed"},
-			&cli.StringFlag{Name: "profile", Usage: "JSON profile replacing the built-in one"},
+			&cli.StringFlag{Name: "shape", Aliases: []string{"profile"}, Usage: "a shape file (warmstat shape) or hand-written profile to generate from, in place of the built-in default; --scale defaults to a measured shape's source scale"},
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
@@ -41,10 +42,15 @@ func seedCommand() *cli.Command {
 		}, serverFlags("with --pristine")...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			p := seed.DefaultProfile()
-			if f := cmd.String("profile"); f != "" {
+			if f := cmd.String("shape"); f != "" {
 				var err error
 				if p, err = seed.LoadProfile(f); err != nil {
 					return err
+				}
+				if m := p.Measured; m != nil && !cmd.IsSet("scale") {
+					if err := cmd.Set("scale", strconv.FormatFloat(m.Scale, 'g', -1, 64)); err != nil {
+						return err
+					}
 				}
 			}
 			if cmd.Bool("print-profile") {

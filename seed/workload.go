@@ -1,0 +1,69 @@
+package seed
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/warmstat/warmstat/evita"
+	"github.com/warmstat/warmstat/evita/pb"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/workload"
+)
+
+// WriteWorkload writes the catalog a profile generates at a scale straight into a
+// workload file, as extract would read it from a seeded server: the profile's schema,
+// then every entity's upsert request, collection by collection in the profile's order.
+// No server is involved, so what a workload is measured for (a shape, a replay) can be
+// had of a generated catalog in seconds.
+func WriteWorkload(path, catalog string, p *Profile, scale float64, seed uint64) (workload.Info, error) {
+	if err := p.Validate(); err != nil {
+		return workload.Info{}, err
+	}
+	g := NewGenerator(p, scale, seed)
+	cat, schemas := Schema(p)
+	cat.Name = catalog
+	counts := map[string]int64{}
+	var order []string
+	for _, c := range p.Collections {
+		counts[c.Name] = int64(g.Count(c.Name))
+		order = append(order, c.Name)
+	}
+	h := workload.Header{CreatedAt: time.Now().UTC(), Catalog: catalog, SourceMode: "generated", SourceCounts: counts,
+		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: 1, SnapshotScale: &scale}
+	w, err := workload.Create(path, h, cat, schemas)
+	if err != nil {
+		return workload.Info{}, err
+	}
+	byName := map[string]*pb.GrpcEntitySchema{}
+	for _, s := range schemas {
+		byName[s.GetName()] = s
+	}
+	for _, c := range p.Collections {
+		begin := time.Now()
+		if err := w.Begin(c.Name, counts[c.Name]); err != nil {
+			w.Abort()
+			return workload.Info{}, err
+		}
+		plan := evita.CopyPlan{Reflected: evita.ReflectedNames(byName[c.Name]), WithPrices: c.Prices != nil}
+		for i := range g.Count(c.Name) {
+			e := g.Entity(c, i)
+			req, err := evita.UpsertRequest(e, plan)
+			if err != nil {
+				w.Abort()
+				return workload.Info{}, fmt.Errorf("%s #%d: %w", c.Name, i, err)
+			}
+			if err := w.Entity(e.GetPrimaryKey(), req); err != nil {
+				w.Abort()
+				return workload.Info{}, err
+			}
+		}
+		if err := w.End(0, time.Since(begin).Nanoseconds()); err != nil {
+			w.Abort()
+			return workload.Info{}, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return workload.Info{}, err
+	}
+	return workload.Verify(path)
+}
