@@ -25,6 +25,11 @@ func LoadProfile(path string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseProfile(path, data)
+}
+
+// parseProfile is LoadProfile of a file's bytes; name stands for the file in errors.
+func parseProfile(path string, data []byte) (*Profile, error) {
 	var p Profile
 	lines, err := strictjson.Decode(path, data, &p)
 	if err != nil {
@@ -299,6 +304,8 @@ func (p *Profile) checkReference(c *checker, at string, col Collection, r Refere
 		switch {
 		case f.Targets < 0 || f.Referenced < 0 || (f.Targets > 0 && f.Referenced > f.Targets):
 			c.fail(at+".fan_in", "%s: %d targets referenced of %d; needs 0 <= referenced <= targets (targets 0: not a collection)", who, f.Referenced, f.Targets)
+		case f.TailAlpha < 0 || math.IsNaN(f.TailAlpha):
+			c.fail(at+".fan_in.tail_alpha", "%s: tail index %g", who, f.TailAlpha)
 		case len(f.Top) > 0 && f.Dist.N > 0 && float64(f.Top[0]) != f.Dist.Q[len(f.Dist.Q)-1]:
 			c.fail(at+".fan_in.top", "%s: the largest fan-in %d is not the distribution's maximum %g", who, f.Top[0], f.Dist.Q[len(f.Dist.Q)-1])
 		}

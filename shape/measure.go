@@ -368,6 +368,7 @@ func (st *collStats) fill(c *seed.Collection, all map[string]*collStats) error {
 		}
 		slices.SortFunc(top, func(a, b int64) int { return int(b - a) })
 		f.Top = top[:min(10, len(top))]
+		f.TailAlpha = hill(top)
 		r.FanIn = f
 		for k := range r.Attributes {
 			a := &r.Attributes[k]
@@ -429,4 +430,26 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// hill is Hill's estimator of the Pareto index over the largest values of desc (sorted
+// descending): k = max(10, 1 %) of them, against the (k+1)-th; 0 for fewer than 20
+// values or a tail with no spread.
+func hill(desc []int64) float64 {
+	if len(desc) < 20 {
+		return 0
+	}
+	k := max(10, len(desc)/100)
+	if k >= len(desc) {
+		k = len(desc) - 1
+	}
+	base := math.Log(float64(desc[k]))
+	var sum float64
+	for _, v := range desc[:k] {
+		sum += math.Log(float64(v)) - base
+	}
+	if sum <= 0 {
+		return 0
+	}
+	return round(float64(k) / sum)
 }

@@ -124,6 +124,12 @@ func TestMeasureGeneratedCatalog(t *testing.T) {
 	if f.Top[0] < 5*int64(f.Dist.Q[5]) { // Zipf 1.1: the top value is far above the median
 		t.Errorf("parameterValues fan-in is not skewed: top %d, median %g", f.Top[0], f.Dist.Q[5])
 	}
+	if f.TailAlpha < 0.5 || f.TailAlpha > 1.5 { // Zipf over ranks with s = 1.1: a Pareto index near 1/1.1
+		t.Errorf("parameterValues fan-in tail index %g, Zipf 1.1 gives about 0.9", f.TailAlpha)
+	}
+	if u := ref(t, product, "pickupPoints").FanIn; u.TailAlpha < 3 { // uniform targets: a thin tail
+		t.Errorf("pickupPoints (uniform) fan-in tail index %g: as heavy as a Zipf's", u.TailAlpha)
+	}
 	cat := ref(t, product, "categories")
 	if cat.Min != 1 || cat.Max > 3 || cat.Index != "partitioning" || cat.ReflectedIndex != "filtering" {
 		t.Errorf("categories: min %d max %d index %q reflected_index %q", cat.Min, cat.Max, cat.Index, cat.ReflectedIndex)
