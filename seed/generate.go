@@ -165,12 +165,13 @@ type Generator struct {
 	seed  uint64
 	pks   map[string][]int32
 	zipf  map[string][]float64 // cumulative popularity per (collection.reference)
+	pools map[[2]int64]int64   // pool sizes by (distinct, values measured)
 }
 
 // NewGenerator assigns every collection its primary keys: sparse, caller-assigned,
 // strides of 3–11 as in the production catalog.
 func NewGenerator(p *Profile, scale float64, seed uint64) *Generator {
-	g := &Generator{p: p, scale: scale, seed: seed, pks: map[string][]int32{}, zipf: map[string][]float64{}}
+	g := &Generator{p: p, scale: scale, seed: seed, pks: map[string][]int32{}, zipf: map[string][]float64{}, pools: map[[2]int64]int64{}}
 	for _, c := range p.Collections {
 		n := c.CountAt(scale)
 		rng := g.rng(c.Name, -1)
@@ -249,7 +250,7 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 		n = max(1, int(math.Round(a.Lengths.Sample(rng))))
 	}
 	if pooled(a) { // a measured attribute with few distinct values draws one of them
-		return g.pooledValue(a, coll, rng.Int64N(a.Distinct), loc)
+		return g.pooledValue(a, coll, rng.Int64N(g.poolSize(a)), loc)
 	}
 	switch a.Kind {
 	case "string":
@@ -296,13 +297,47 @@ func pooled(a Attribute) bool {
 	return a.Distinct > 0 && a.Lengths != nil && !a.Unique && !a.Global && len(a.Values) == 0 && a.Distinct*2 < a.Lengths.N
 }
 
+// poolSize is poolSize of a pooled attribute, worked out once.
+func (g *Generator) poolSize(a Attribute) int64 {
+	key := [2]int64{a.Distinct, a.Lengths.N}
+	p, ok := g.pools[key]
+	if !ok {
+		p = poolSize(a.Distinct, a.Lengths.N)
+		g.pools[key] = p
+	}
+	return p
+}
+
+// poolSize is how many values an attribute's values are drawn from: n values drawn
+// equally from P show P(1 - e^(-n/P)) distinct ones, so the P that shows the measured
+// distinct count among the measured n (an integer drawn from 10,000 shows 8,460
+// distinct among 18,700 values; a pool of 8,460 would show 7,500). The domain is the
+// attribute's, kept at any scale.
+func poolSize(distinct, n int64) int64 {
+	d, v := float64(distinct), float64(n)
+	shows := func(p float64) float64 { return p * -math.Expm1(-v/p) }
+	lo, hi := d, d
+	for shows(hi) < d && hi < 1e12 {
+		hi *= 2
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if shows(mid) < d {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return max(distinct, int64(math.Round(hi)))
+}
+
 // pooledValue is value k of an attribute's pool: the same k gives the same value, of a
 // length drawn from the measured lengths.
 func (g *Generator) pooledValue(a Attribute, coll string, k int64, loc string) []byte {
 	rng := rand.New(rand.NewPCG(g.seed, hash(coll+"/"+a.Name+"/"+loc)^uint64(k+1)*0x9e3779b97f4a7c15))
 	// the pool's lengths are spread over the measured ones (stratified), not drawn: a
 	// pool of three values would otherwise land anywhere
-	n := max(1, int(math.Round(a.Lengths.Quantile((float64(k)+0.5)/float64(a.Distinct)))))
+	n := max(1, int(math.Round(a.Lengths.Quantile((float64(k)+0.5)/float64(g.poolSize(a))))))
 	switch a.Kind {
 	case "int":
 		return evita.IntValue(int32(k))
