@@ -391,7 +391,11 @@ func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i
 		}
 		for _, loc := range locales {
 			v := g.value(rng, a, coll, i, pk, loc)
-			if a.Global || (a.Unique && a.Kind == "string") {
+			switch {
+			case (a.Global || a.Unique) && a.Kind == "string" && a.Lengths != nil: // measured: the length drawn, the key keeps it unique
+				key := fmt.Sprintf("/%s/%d", loc, pk)
+				v = evita.StringValue("/" + word(rng, max(0, int(math.Round(a.Lengths.Sample(rng)))-len(key)-1)) + key)
+			case a.Global || (a.Unique && a.Kind == "string"):
 				v = evita.StringValue(fmt.Sprintf("/%s/%s/%s-%d", loc, strings.ToLower(coll), word(rng, 8), pk))
 			}
 			if localized[loc] == nil {

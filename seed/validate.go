@@ -76,10 +76,13 @@ func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v)
 func (p *Profile) Validate() error {
 	var c checker
 	if p.Format != "" && p.Format != ShapeV1 {
-		c.fail("format", "%q is not a format this warmstat reads (%s); a newer warmstat wrote it", p.Format, ShapeV1)
+		c.fail("format", "%q is not a format this warmstat reads (%s; a later version is a newer warmstat's)", p.Format, ShapeV1)
 	}
 	if m := p.Measured; m != nil && !(m.Scale > 0 && m.Scale <= 10) {
 		c.fail("measured.scale", "scale %g: a source's scale is above 0 and at most 10", m.Scale)
+	}
+	if m := p.Measured; m != nil && m.Entities < 0 {
+		c.fail("measured.entities", "negative count %d", m.Entities)
 	}
 	if len(p.Locales) == 0 {
 		c.fail("locales", "at least one locale is needed")
@@ -143,8 +146,14 @@ func (p *Profile) Validate() error {
 				c.fail(pat, "%s: prices need mean > 0 and max >= 1", col.Name)
 			case pr.Lists < 1:
 				c.fail(pat+".lists", "%s: at least one price list", col.Name)
-			case !share(pr.IndexedShare) || !share(pr.ValidityShare) || !share(pr.InnerRecordShare) || !share(pr.NoneShare):
-				c.fail(pat, "%s: shares must lie in [0, 1]", col.Name)
+			}
+			for _, sh := range []struct {
+				name string
+				v    float64
+			}{{"indexed_share", pr.IndexedShare}, {"validity_share", pr.ValidityShare}, {"inner_record_share", pr.InnerRecordShare}, {"none_share", pr.NoneShare}} {
+				if !share(sh.v) {
+					c.fail(pat+"."+sh.name, "%s: %s %g is not in [0, 1]", col.Name, sh.name, sh.v)
+				}
 			}
 			checkDist(&c, pat+".per_entity", col.Name+" prices", pr.PerEntity)
 		}

@@ -40,6 +40,9 @@ func TestBadShapeFilesAreRefusedWithFileLineField(t *testing.T) {
 			"collections[0].attributes[0].lengths.q[12]", "out of order", `31, 32]`},
 		{"negative sd", edit(`"sd": 0,`, `"sd": -1,`), "sd", "standard deviation", `"sd": -1`},
 		{"truncated", text[:len(text)/2], "", "invalid JSON", ""},
+		{"a field twice", edit(`"measured_on": 1,`, `"measured_on": 1, "measured_on": 7,`), "measured_on", "given twice", `"measured_on": 7`},
+		{"negative entities", edit(`"entities": `, `"entities": -`), "measured.entities", "negative count", `"entities": -`},
+		{"a share above 1", edit(`"indexed_share": `, `"indexed_share": 1`), "prices.indexed_share", "not in [0, 1]", `"indexed_share": 1`},
 		{"unknown field", edit(`"measured_on": 1,`, `"measured_on": 1, "measured_in": 2,`), "measured_in", "unknown field", `"measured_in"`},
 	}
 	for _, c := range cases {

@@ -179,8 +179,11 @@ func Compare(got, want *seed.Profile) []Difference {
 			add(cw.Name, "collection", "missing", "present", "")
 			continue
 		}
-		if cg.Count != cw.Count || cg.MeasuredOn != cw.MeasuredOn {
-			add(cw.Name, "entities", fmt.Sprint(cg.MeasuredOn), fmt.Sprint(cw.MeasuredOn), "exact")
+		switch {
+		case cg.MeasuredOn != cw.MeasuredOn:
+			add(cw.Name, "entities measured", fmt.Sprint(cg.MeasuredOn), fmt.Sprint(cw.MeasuredOn), "exact")
+		case cg.Count != cw.Count:
+			add(cw.Name, "entities at scale 1", fmt.Sprint(cg.Count), fmt.Sprint(cw.Count), "exact")
 		}
 		attrs(cw.Name, cg.Attributes, cw.Attributes)
 		for _, rw := range cw.References {

@@ -22,6 +22,16 @@ func TestShapeRoundTrip(t *testing.T) {
 	for _, d := range Compare(measure(t, again, Options{From: "workload"}), first) {
 		t.Errorf("%s %s: %s against %s (tolerance %s)", d.Where, d.What, d.Got, d.Want, d.Limit)
 	}
+	// anonymised, the generator knows no collection name to build a URL from: the
+	// measured lengths must make it (a hostile user's finding)
+	anon := measure(t, generated(t, seed.DefaultProfile(), 0.01), Options{From: "workload", Anonymise: true})
+	anonAgain := filepath.Join(t.TempDir(), "anon-again.wsw")
+	if _, err := seed.WriteWorkload(anonAgain, "catalog", anon, anon.Measured.Scale, 7); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Compare(measure(t, anonAgain, Options{From: "workload", Anonymise: true}), anon) {
+		t.Errorf("anonymised: %s %s: %s against %s (tolerance %s)", d.Where, d.What, d.Got, d.Want, d.Limit)
+	}
 }
 
 // TestCompareFindsAChangedShape: Compare is not blind — a shape regenerated with fewer

@@ -99,6 +99,7 @@ func walk(dec *json.Decoder, data []byte, t reflect.Type, path string, lines Lin
 				return bad("an object")
 			}
 			fields := jsonFields(t)
+			seen := map[string]bool{}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -106,6 +107,10 @@ func walk(dec *json.Decoder, data []byte, t reflect.Type, path string, lines Lin
 				}
 				key := kt.(string)
 				at := Join(path, key)
+				if seen[key] {
+					return &Error{Line: lineAt(data, dec.InputOffset()), Field: at, Msg: "given twice (the first would be lost)"}
+				}
+				seen[key] = true
 				ft, ok := fields[key]
 				if !ok {
 					return &Error{Line: lineAt(data, dec.InputOffset()), Field: at,

@@ -192,7 +192,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
 			"with --fail-on-regression. load keeps the Java harness's codes for its run (0 verified, 2 counts unknown,\n" +
 			"1 counts differ, aborted or interrupted) and exits 64 on a usage error. The long commands (seed, extract,\n" +
-			"load, ab, bisect) exit 130 after a second Ctrl-C and 143 after SIGTERM: stopped at once, every JVM they\n" +
+			"shape, load, ab, bisect) exit 130 after a second Ctrl-C and 143 after SIGTERM: stopped at once, every JVM they\n" +
 			"started killed first.",
 		Commands: []*cli.Command{
 			seedCommand(),

@@ -67,6 +67,12 @@ func runShape(ctx context.Context, cmd *cli.Command) error {
 	if fromWorkload && (cmd.IsSet("pristine") || cmd.IsSet("source") || cmd.IsSet("source-catalog")) {
 		return usageError(cmd, "one source: --workload, or --pristine (spawn mode), or --source (attach mode)")
 	}
+	if !fromWorkload && !cmd.IsSet("pristine") && !cmd.IsSet("source") && !cmd.IsSet("source-catalog") {
+		return usageError(cmd, "shape needs a source: --workload FILE, --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME (attach mode)")
+	}
+	if _, err := os.Stat(filepath.Dir(out)); err != nil {
+		return usageError(cmd, "--out %s: its directory %v", out, err)
+	}
 	begin := time.Now()
 	path, from, kind := cmd.String("workload"), cmd.String("workload"), "workload"
 	if !fromWorkload {
@@ -81,7 +87,16 @@ func runShape(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
+		removed := make(chan struct{})
+		removeOnStop.Store(tmp, removed)
+		defer func() {
+			os.RemoveAll(tmp)
+			if stoppingAtOnce.Load() { // the stop's goroutine exits with its code once this is gone
+				close(removed)
+				select {}
+			}
+			removeOnStop.Delete(tmp)
+		}()
 		path = filepath.Join(tmp, "source.wsw")
 		if _, from, err = extractSource(ctx, cmd, path, filepath.Join(tmp, "work"), "shape"); err != nil {
 			return err
@@ -121,7 +136,7 @@ func runShapeDiff(cmd *cli.Command) error {
 	if cmd.Args().Len() != 2 {
 		return usageError(cmd, "--diff compares two shape files: GOT WANT")
 	}
-	if cmd.IsSet("out") || cmd.IsSet("workload") || cmd.IsSet("pristine") || cmd.IsSet("source") {
+	if cmd.IsSet("out") || cmd.IsSet("workload") || cmd.IsSet("pristine") || cmd.IsSet("source") || cmd.IsSet("anonymise") {
 		return usageError(cmd, "--diff reads two shape files; it measures nothing")
 	}
 	got, err := seed.LoadProfile(cmd.Args().Get(0))

@@ -21,7 +21,7 @@ func TestShapeUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"shape", "--workload", "x.wsw", "--out", exists}, "never overwritten"},
-		{[]string{"shape", "--out", filepath.Join(tmp, "a.json")}, "either --pristine"},
+		{[]string{"shape", "--out", filepath.Join(tmp, "a.json")}, "needs a source: --workload FILE"},
 		{[]string{"shape", "--workload", "x.wsw", "--source", "127.0.0.1:1", "--out", filepath.Join(tmp, "b.json")}, "one source"},
 		{[]string{"shape", "--workload", "x.wsw"}, "needs --out"},
 		{[]string{"shape", "--diff", exists}, "two shape files"},

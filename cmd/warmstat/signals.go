@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/warmstat/warmstat/base/procgroup"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -43,6 +45,11 @@ func loud(w io.Writer) io.Writer {
 	}
 }
 
+// removeOnStop holds temporary directories of warmstat's own (shape's workload) that a
+// stop at once removes before it exits (a deferred removal never runs after os.Exit):
+// directory -> a channel the command closes once it has removed it.
+var removeOnStop sync.Map
+
 // interruptible runs long work (load, seed): the first Ctrl-C cancels ctx, and the work
 // ends at its next safe point (a load between upserts, with its manifest written); a
 // second Ctrl-C, or a SIGTERM at any time, stops every evitaDB JVM this process started
@@ -72,6 +79,17 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 			runfmt.FreezeCommits()        // what is still being written stays unfinished
 			builds := procgroup.KillAll() // a bisect's build, with the JVMs mvn forked
 			n := evitaserver.KillAll()
+			// a command's own temporary directories: the command removes one itself when it
+			// sees its JVM die (it may still be writing a log into it); waited for a moment,
+			// then removed here in any case
+			removeOnStop.Range(func(dir, done any) bool {
+				select {
+				case <-done.(chan struct{}):
+				case <-time.After(3 * time.Second):
+				}
+				os.RemoveAll(dir.(string))
+				return true
+			})
 			code, name := 130, "a second Ctrl-C"
 			if sig == syscall.SIGTERM {
 				code, name = 143, "SIGTERM"

@@ -203,6 +203,25 @@ func TestSignals(t *testing.T) {
 	}
 	noJVM(work)
 
+	// shape (spawn): SIGTERM at once removes its temporary workload directory too (a
+	// deferred removal never runs after os.Exit; a hostile user's finding)
+	shapes := filepath.Join(tmp, "shapes")
+	os.MkdirAll(shapes, 0o755)
+	p = startWarmstat(t, "shape", "--pristine", pristine, "--catalog", "shop", "--evita-version", src.Ref, "--reader-heap", "1g",
+		"--batch-size", "1", "--out", filepath.Join(shapes, "shop.shape.json"))
+	waitFor(t, 2*time.Minute, "shape's reading", func() bool { // its temporary workload is being written
+		tmps, _ := filepath.Glob(filepath.Join(shapes, ".warmstat-shape-*", ".source.wsw.partial-*"))
+		return len(tmps) > 0
+	})
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exited(20 * time.Second); code != 143 {
+		t.Fatalf("shape after SIGTERM: exit %d\n%s", code, p.err.String())
+	}
+	noJVM(shapes)
+	if left, _ := os.ReadDir(shapes); len(left) != 0 {
+		t.Fatalf("shape stopped at once left %v", left)
+	}
+
 	// seed --pristine: Ctrl-C stops it, the server goes, and so does the directory it created
 	dir := filepath.Join(tmp, "seeded")
 	p = startWarmstat(t, "seed", "--pristine", dir, "--catalog", "shop", "--scale", "0.02", "--evita-version", src.Ref, "--heap", "1g")
