@@ -246,21 +246,21 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 	if n == 0 {
 		n = 12
 	}
-	if a.Lengths != nil && (a.Kind == "string" || a.Kind == "text") {
-		n = max(1, int(math.Round(a.Lengths.Sample(rng))))
-	}
 	if pooled(a) { // a measured attribute with few distinct values draws one of them
 		return g.pooledValue(a, coll, rng.Int64N(g.poolSize(a)), loc)
+	}
+	if a.Lengths != nil && (a.Kind == "string" || a.Kind == "text") {
+		n = max(1, int(math.Round(a.Lengths.Sample(rng))))
 	}
 	switch a.Kind {
 	case "string":
 		switch {
-		case a.Unique && a.Lengths != nil: // measured: the primary key keeps it unique, a word gives it its length
-			key := strconv.Itoa(int(pk))
+		case (a.Unique || a.Global) && a.Lengths != nil: // measured: the key keeps it unique, a word gives it its length
+			key := "/" + strconv.Itoa(int(pk))
 			if loc != "" {
-				key = loc + key
+				key = "/" + loc + key
 			}
-			return evita.StringValue(word(rng, max(0, n-len(key)-1)) + "-" + key)
+			return evita.StringValue(word(rng, max(0, n-len(key))) + key)
 		case len(a.Values) > 0:
 			return evita.StringValue(a.Values[weighted(rng, a.Weights, len(a.Values))])
 		case a.Unique && a.Name == "code":
@@ -334,10 +334,6 @@ func poolSize(distinct, n int64) int64 {
 // pooledValue is value k of an attribute's pool: the same k gives the same value, of a
 // length drawn from the measured lengths.
 func (g *Generator) pooledValue(a Attribute, coll string, k int64, loc string) []byte {
-	rng := rand.New(rand.NewPCG(g.seed, hash(coll+"/"+a.Name+"/"+loc)^uint64(k+1)*0x9e3779b97f4a7c15))
-	// the pool's lengths are spread over the measured ones (stratified), not drawn: a
-	// pool of three values would otherwise land anywhere
-	n := max(1, int(math.Round(a.Lengths.Quantile((float64(k)+0.5)/float64(g.poolSize(a))))))
 	switch a.Kind {
 	case "int":
 		return evita.IntValue(int32(k))
@@ -353,6 +349,10 @@ func (g *Generator) pooledValue(a Attribute, coll string, k int64, loc string) [
 		from := 1_700_000_000 + k*86400
 		return evita.DateTimeRangeValue(from, from+86400*30)
 	case "string", "text":
+		rng := rand.New(rand.NewPCG(g.seed, hash(coll+"/"+a.Name+"/"+loc)^uint64(k+1)*0x9e3779b97f4a7c15))
+		// the pool's lengths are spread over the measured ones (stratified), not drawn: a
+		// pool of three values would otherwise land anywhere
+		n := max(1, int(math.Round(a.Lengths.Quantile((float64(k)+0.5)/float64(g.poolSize(a))))))
 		if loc != "" {
 			return evita.StringValue(localizedWord(rng, n, loc))
 		}
@@ -391,11 +391,7 @@ func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i
 		}
 		for _, loc := range locales {
 			v := g.value(rng, a, coll, i, pk, loc)
-			switch {
-			case (a.Global || a.Unique) && a.Kind == "string" && a.Lengths != nil: // measured: the length drawn, the key keeps it unique
-				key := fmt.Sprintf("/%s/%d", loc, pk)
-				v = evita.StringValue("/" + word(rng, max(0, int(math.Round(a.Lengths.Sample(rng)))-len(key)-1)) + key)
-			case a.Global || (a.Unique && a.Kind == "string"):
+			if (a.Global || (a.Unique && a.Kind == "string")) && a.Lengths == nil { // value() made a measured one
 				v = evita.StringValue(fmt.Sprintf("/%s/%s/%s-%d", loc, strings.ToLower(coll), word(rng, 8), pk))
 			}
 			if localized[loc] == nil {
