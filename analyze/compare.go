@@ -151,6 +151,10 @@ type Row struct {
 	// over √2, the noise the paired interval is built from.
 	Pairs     *int     `json:"pairs,omitempty"`
 	PairCVPct *float64 `json:"within_pair_cv_pct,omitempty"`
+	// SlotPct (a duet series, whose pairs are analysed with the slot as a factor):
+	// what slot 2 cost a run against slot 1 (the log ratio, in %), the build's change set aside;
+	// PairCVPct is then the noise left once the slot is known.
+	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
 	// Reason says why there is no interval (verdict insufficient).
 	Reason string `json:"reason,omitempty"`
 }
@@ -175,6 +179,7 @@ type Comparison struct {
 	Notes      []string
 	prefetch   bool      // the runs overlapped source reads with upserts (a condition equal on both sides)
 	pairs      [][2]int  // paired-t: indices into A's and B's runs
+	slots      []int     // a duet series' pairs: the slot of each pair's B run; nil otherwise
 	ra, rb     []runData // the runs' summaries, for a fleet's rows
 }
 
@@ -220,6 +225,7 @@ func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
 		if len(c.pairs) == 0 {
 			return nil, &OptionError{"Pairs", "", "paired-t compares the pairs of a series: none given"}
 		}
+		c.slots = duetSlots(b, c.pairs)
 		if la, lb := len(a.Runs)-len(c.pairs), len(b.Runs)-len(c.pairs); la > 0 || lb > 0 {
 			c.Notes = append(c.Notes, fmt.Sprintf("%d run(s) of %s and %d of %s are in no pair of the series: the paired rows leave them out", la, a.Name, lb, b.Name))
 		}
@@ -581,3 +587,22 @@ func halfWidth(s float64, n int, df func(int) float64) float64 {
 func halfWidthPct(cvPct float64, r int) float64 {
 	return 100 * (math.Exp(halfWidth(math.Log1p(cvPct/100), r, unpairedDF)) - 1)
 }
+
+// duetSlots is the slot of each pair's B run when the runs are a duet's (the contract
+// keeps duet and lone runs apart, so the first pair decides); nil otherwise.
+func duetSlots(b *Group, pairs [][2]int) []int {
+	if len(pairs) == 0 || b.Runs[pairs[0][1]].Manifest.Duet == nil {
+		return nil
+	}
+	slots := make([]int, len(pairs))
+	for i, p := range pairs {
+		if d := b.Runs[p[1]].Manifest.Duet; d != nil {
+			slots[i] = d.Slot
+		}
+	}
+	return slots
+}
+
+// Duet reports whether the comparison's pairs are a duet series' (analysed with the
+// slot as a factor).
+func (c *Comparison) Duet() bool { return c.slots != nil }

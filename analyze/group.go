@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/warmstat/warmstat/runfmt"
@@ -307,6 +308,38 @@ var contract = []contractField{
 	// a profiler costs the writer time: profiled runs compare only with runs profiled
 	// the same way (profiler, mode, engine, interval); "none" when unprofiled
 	{"writer-profile", true, func(m *runfmt.Manifest) string { return m.WriterProfile.Describe() }},
+	// a duet's writer shares the machine with its partner's, on half its CPUs: its
+	// figures are a duet's, not comparable with a run made alone (its slot is not a
+	// condition: a series alternates it and analyses it as a factor)
+	{"duet", true, func(m *runfmt.Manifest) string {
+		if m.Duet == nil {
+			return "no (alone)"
+		}
+		if m.Duet.CPUs == "" {
+			return "yes (writers sharing the CPUs)"
+		}
+		return "yes (writers on CPU sets of " + strconv.Itoa(cpuCount(m.Duet.CPUs)) + ")"
+	}},
+}
+
+// cpuCount is how many CPUs a CPU list names ("0-3,6": 5; 0 when unreadable).
+func cpuCount(list string) int {
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, rng := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0
+		}
+		b := a
+		if rng {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0
+			}
+		}
+		n += b - a + 1
+	}
+	return n
 }
 
 // noReader is a reader's condition, "none" for a replayed run: it had no reader.
@@ -412,6 +445,10 @@ func detail(field, a, b string) string {
 	if field == "target-mode" {
 		return "remote and embedded runs of one build (the same build label) are compared as the transport's cost; " +
 			"runs of different builds in different target modes are not comparable"
+	}
+	if field == "duet" {
+		return "a duet's run shares the machine with its partner's (ab --duet) and a run made alone has it to itself: " +
+			"compare duet runs with duet runs and sequential runs with sequential runs"
 	}
 	if field == "writer-profile" {
 		return "a profiler samples the writer while it works, and its cost is in every figure of a profiled run; " +

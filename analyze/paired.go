@@ -64,11 +64,14 @@ func pairIndex(a, b *Group, pairs []Pair) ([][2]int, error) {
 type pairedSide struct {
 	d      []float64 // log(B) - log(A) per pair
 	ya, yb []float64
+	slot   []int   // a duet's pairs: the slot B's run had (1 or 2); nil otherwise
 	u2     float64 // rounding variance of one difference (both runs')
 	bias   float64 // rounding bound of one difference
 }
 
-func pairUp(sa, sb side, pairs [][2]int) pairedSide {
+// pairUp gathers the pairs' figures; slots, when given, is the slot of each pair's B
+// run (a duet series), in the order of pairs.
+func pairUp(sa, sb side, pairs [][2]int, slots ...[]int) pairedSide {
 	posA, posB := map[int]int{}, map[int]int{}
 	for k, i := range sa.at {
 		posA[i] = k
@@ -77,7 +80,7 @@ func pairUp(sa, sb side, pairs [][2]int) pairedSide {
 		posB[i] = k
 	}
 	var p pairedSide
-	for _, pr := range pairs {
+	for i, pr := range pairs {
 		ka, okA := posA[pr[0]]
 		kb, okB := posB[pr[1]]
 		if !okA || !okB {
@@ -85,6 +88,9 @@ func pairUp(sa, sb side, pairs [][2]int) pairedSide {
 		}
 		p.ya, p.yb = append(p.ya, sa.y[ka]), append(p.yb, sb.y[kb])
 		p.d = append(p.d, sb.y[kb]-sa.y[ka])
+		if len(slots) > 0 && slots[0] != nil {
+			p.slot = append(p.slot, slots[0][i])
+		}
 	}
 	p.u2, p.bias = sa.u2+sb.u2, sa.bias+sb.bias
 	return p
@@ -93,7 +99,11 @@ func pairUp(sa, sb side, pairs [][2]int) pairedSide {
 // pairedRow fills r's interval from the pairs: mean difference, t(n-1) interval of the
 // pairs' differences (their variance plus what rounding hides), widened for rounding.
 func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
-	p := pairUp(sa, sb, c.pairs)
+	p := pairUp(sa, sb, c.pairs, c.slots)
+	if c.slots != nil {
+		c.duetRow(r, p, scale)
+		return
+	}
 	n := len(p.d)
 	r.Pairs, r.RunsA, r.RunsB = &n, n, n
 	if n > 0 {
@@ -114,6 +124,89 @@ func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
 		return
 	}
 	lo, hi := pairedInterval(p.d, p.u2, cmp.Or(c.Options.Level, 0.95))
+	if p.bias > 0 {
+		lo, hi = lo-p.bias, hi+p.bias
+		r.ResolutionPct = pct(p.bias)
+	}
+	r.CILowPct, r.CIHighPct = pct(lo), pct(hi)
+	r.Verdict = verdict(*r.CILowPct, *r.CIHighPct, c.Options.ThresholdPct)
+}
+
+// slotFit is a duet series' pairs with the slot as a factor, as a crossover design
+// is analysed with its period: each pair's difference d = δ + σ·s + ε, s = +1 when
+// B's run had slot 2 and −1 when it had slot 1 (a series alternates them pair by
+// pair), so δ is the builds' change with the slots' difference set aside and σ is
+// what slot 2 costs a run against slot 1 (both builds' runs change places, so the
+// difference of the two groups' means is twice it). δ̂ = (m₁ + m₂)/2 and σ̂ = (m₂ − m₁)/2
+// from the mean differences of the pairs with B in slot 1 (n₁) and in slot 2 (n₂); the
+// residual variance has n − 2 degrees of freedom, and Var(δ̂) = s²/4 · (1/n₁ + 1/n₂),
+// which is s²/n when the slots are balanced: the paired interval's, one degree of
+// freedom fewer.
+type slotFit struct {
+	delta, slot float64 // δ̂ and σ̂
+	rss         float64 // residual sum of squares
+	n1, n2      int
+}
+
+// fitSlots fits d against the slots; ok is false unless both slots have pairs and
+// there are at least 3 (one degree of freedom left).
+func fitSlots(d []float64, slots []int) (f slotFit, ok bool) {
+	var s1, s2 float64
+	for i, v := range d {
+		if slots[i] == 2 {
+			f.n2, s2 = f.n2+1, s2+v
+		} else {
+			f.n1, s1 = f.n1+1, s1+v
+		}
+	}
+	if f.n1 == 0 || f.n2 == 0 || len(d) < 3 {
+		return f, false
+	}
+	m1, m2 := s1/float64(f.n1), s2/float64(f.n2)
+	f.delta, f.slot = (m1+m2)/2, (m2-m1)/2
+	for i, v := range d {
+		m := m1
+		if slots[i] == 2 {
+			m = m2
+		}
+		f.rss += (v - m) * (v - m)
+	}
+	return f, true
+}
+
+// df is the residual degrees of freedom.
+func (f slotFit) df() float64 { return float64(f.n1 + f.n2 - 2) }
+
+// interval is δ̂'s t(n−2) interval, each difference's variance including u2.
+func (f slotFit) interval(u2, level float64) (float64, float64) {
+	se := math.Sqrt((f.rss/f.df() + u2) / 4 * (1/float64(f.n1) + 1/float64(f.n2)))
+	t := tq(f.df(), level)
+	return f.delta - t*se, f.delta + t*se
+}
+
+// duetRow fills r from a duet series' pairs with the slot as a factor (slotFit): the
+// change, the slot's effect, one run's noise once its partner and slot are known, and
+// the interval.
+func (c *Comparison) duetRow(r *Row, p pairedSide, scale float64) {
+	n := len(p.d)
+	r.Pairs, r.RunsA, r.RunsB = &n, n, n
+	if n > 0 {
+		va, vb := math.Exp(mean(p.ya))/scale, math.Exp(mean(p.yb))/scale
+		r.A, r.B = &va, &vb
+		r.DeltaPct = pct(mean(p.d))
+	}
+	f, ok := fitSlots(p.d, p.slot)
+	if !ok {
+		r.Reason = fmt.Sprintf("%d duet(s) with this figure, %d with B in slot 1 and %d in slot 2: a duet series is analysed with the slot as a factor, which needs both slots and 3 duets", n, f.n1, f.n2)
+		return
+	}
+	r.DeltaPct, r.SlotPct = pct(f.delta), pct(f.slot)
+	r.PairCVPct = pct(math.Sqrt(f.rss / f.df() / 2))
+	if f.rss == 0 && p.u2 == 0 {
+		r.Reason = noSpread
+		return
+	}
+	lo, hi := f.interval(p.u2, cmp.Or(c.Options.Level, 0.95))
 	if p.bias > 0 {
 		lo, hi = lo-p.bias, hi+p.bias
 		r.ResolutionPct = pct(p.bias)

@@ -35,10 +35,17 @@ type SequentialPlan struct {
 	// at 3 pairs (FirstLook) and spends where the interval can use it: 10 % at 3
 	// pairs, 45 % at 4, the rest evenly over the later looks.
 	Paired bool
+	// Duet plans a duet series (paired, with the slot as a factor: n-2 degrees of
+	// freedom): its first look is at 4 duets, two in each slot placement, where the
+	// paired plan's is at 3, and it spends as the paired plan does from there.
+	Duet bool
 }
 
 // FirstLook is the number of runs per side (pairs) at the first look.
 func (p SequentialPlan) FirstLook() int {
+	if p.Duet {
+		return min(max(p.MinRuns, 4), p.MaxRuns)
+	}
 	if p.Paired {
 		return min(max(p.MinRuns, 3), p.MaxRuns)
 	}
@@ -96,7 +103,7 @@ func (p SequentialPlan) Level(n int) float64 {
 	looks := p.MaxRuns - first + 1
 	// the shares of the budget at the first, the second, and each later look
 	s1, s2 := 0.35, 0.25
-	if p.Paired && first == 3 {
+	if p.Paired && first == 3 || p.Duet && first == 4 {
 		s1, s2 = 0.10, 0.45
 	}
 	var share float64
@@ -134,6 +141,8 @@ type GateLook struct {
 	// both cases, for comparison.
 	NoisePct      *float64 `json:"noise_pct,omitempty"`
 	BetweenRunPct *float64 `json:"between_run_cv_pct,omitempty"`
+	// SlotPct (a duet series): the slot's effect the interval set aside (Row.SlotPct).
+	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
 	// PlanRuns, when not even the plan's maximum would resolve the gate, is the
 	// maximum (runs per side, or pairs) a new series would need at this noise and
 	// change (nil: more than 100, or unknown).
@@ -182,7 +191,7 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 		n = len(o.Pairs)
 	}
 	o.Level, o.Gate = plan.Level(n), true
-	early := n < plan.FirstLook() // a paired plan's first look is at 3 pairs: shown, not judged
+	early := n < plan.FirstLook() // a paired plan's first look is at 3 pairs (a duet's at 4): shown, not judged
 	c, err := Compare(a, b, o)
 	if err != nil {
 		return nil, err
@@ -193,7 +202,7 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 		k := slices.IndexFunc(c.Rows, func(r Row) bool { return r.Name() == g.Gate })
 		r := c.Rows[k]
 		gl := GateLook{Gate: g.Gate, RunsA: r.RunsA, RunsB: r.RunsB, DeltaPct: r.DeltaPct, LowPct: r.CILowPct, HighPct: r.CIHighPct,
-			Verdict: r.Verdict, Reason: r.Reason, NoisePct: r.CVPct, BetweenRunPct: r.CVPct}
+			Verdict: r.Verdict, Reason: r.Reason, NoisePct: r.CVPct, BetweenRunPct: r.CVPct, SlotPct: r.SlotPct}
 		if r.Pairs != nil {
 			gl.NoisePct = r.PairCVPct
 		}
@@ -241,6 +250,9 @@ func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
 	noise, df := r.CVPct, func(m int) float64 { return float64(2*m - 2) }
 	if r.Pairs != nil { // paired: the within-pair noise, t(pairs - 1)
 		noise, df = r.PairCVPct, func(m int) float64 { return float64(m - 1) }
+	}
+	if r.SlotPct != nil { // a duet's: the noise once the slot is known, t(pairs - 2)
+		df = func(m int) float64 { return float64(m - 2) }
 	}
 	if noise == nil || r.DeltaPct == nil {
 		return nil

@@ -70,7 +70,12 @@ type Config struct {
 	Boot func(ctx context.Context, c Config) (stop func() error, err error)
 	// Note receives what Start does beside starting the JVM (making a class-data
 	// archive, or booting without one and why); nil drops it.
-	Note    func(string)
+	Note func(string)
+	// CPUs, if set, is the CPU set the JVM runs on from its first instruction (a
+	// duet's writer): it is told its CPU count (-XX:ActiveProcessorCount) and keeps
+	// G1, the collector it has on the whole machine (on one CPU the JVM's ergonomics
+	// would pick the serial collector, another write path's GC than production's).
+	CPUs    []int
 	archive string // the class-data archive mapped, set by Start
 }
 
@@ -106,6 +111,12 @@ func (c Config) jvmOptions(gcLog string) []string {
 	}
 	if c.archive != "" {
 		opts = append(opts, "-XX:SharedArchiveFile="+c.archive)
+	}
+	if len(c.CPUs) > 0 {
+		opts = append(opts, "-XX:ActiveProcessorCount="+strconv.Itoa(len(c.CPUs)))
+		if !slices.ContainsFunc(c.JVMOptions, func(o string) bool { return strings.HasPrefix(o, "-XX:+Use") && strings.HasSuffix(o, "GC") }) {
+			opts = append(opts, "-XX:+UseG1GC")
+		}
 	}
 	return append(opts, c.JVMOptions...)
 }
@@ -257,7 +268,11 @@ func start(ctx context.Context, c Config, m Machine, id Identity) (s *Server, er
 	// its own process group (one signal reaches the whole JVM), and killed by the
 	// kernel if warmstat dies first: no orphan JVMs
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	err = s.cmd.Start()
+	if len(c.CPUs) > 0 {
+		err = startPinned(s.cmd, c.CPUs, s.done)
+	} else {
+		err = s.cmd.Start()
+	}
 	for _, f := range c.ExtraFiles {
 		f.Close() // the JVM's ends: ours would keep its pipes open after it dies
 	}

@@ -75,6 +75,9 @@ type Config struct {
 	// (package embedded, started by Spawn for --target-mode embedded), which gets the
 	// same request bytes with no transport and times each upsert in the engine.
 	Embedded *embedded.Writer
+	// Duet, if set (Duet sets it), is this run's place in a duet: it meets its partner
+	// at the barriers and records its waits in the manifest.
+	Duet *duetSide
 	// finalize, if set (Spawn sets it), runs once the run is over and before its
 	// manifest is written: it may complete the manifest (the writer's GC, its profile,
 	// the snapshot's proof; files into dir, the staging directory) and change its outcome.
@@ -139,6 +142,9 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		}
 	}
 	m := c.manifest()
+	if c.Duet != nil {
+		m.Duet = c.Duet.rec // filled in as the run waits
+	}
 	if c.Replay != nil {
 		c.replayManifest(sp, &m)
 	} else {
@@ -168,6 +174,13 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		_ = tgt.close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	if c.Duet != nil { // both writers warm, both windows open: the measured loads begin together
+		if err := c.Duet.meet(ctx, "the start of the load", &c.Duet.rec.StartWaitNs); err != nil {
+			c.closeWindow(runfmt.PhaseLoad)
+			_ = tgt.close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
 	cpu0 := processCPU()
 	loadErr := l.run(ctx, sp.order)
 	if cpu := processCPU() - cpu0; cpu0 >= 0 {
@@ -178,6 +191,11 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	if !c.Prefetch {
 		o := m.Timings.LoadWallNs - m.Timings.UpsertNs - m.Timings.SourceReadNs
 		m.Timings.LoopOverheadNs = &o
+	}
+	if loadErr == nil && c.Duet != nil { // goLive when both loads have ended
+		if err := c.Duet.meet(ctx, "goLive", &c.Duet.rec.GoLiveWait); err != nil {
+			loadErr = &AbortError{Where: "before goLive", Err: err}
+		}
 	}
 	loadDone := loadErr == nil
 	var ae *AbortError

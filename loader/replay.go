@@ -68,8 +68,8 @@ func (c Config) replayManifest(sp *sourcePlan, m *runfmt.Manifest) {
 func (l *load) replayCollection(ctx context.Context, ty string) (col runfmt.Collection, err error) {
 	p := l.plans[ty]
 	col = runfmt.Collection{Name: ty}
-	colStart := l.c.Now() // the collection's clock covers reading its first record too
-	defer func() { col.WallNs = l.c.Now().Sub(colStart).Nanoseconds() }()
+	colStart, waited := l.c.Now(), l.waitNs // the collection's clock covers reading its first record too
+	defer func() { col.WallNs = l.c.Now().Sub(colStart).Nanoseconds() - (l.waitNs - waited) }()
 	wc, err := l.c.Replay.NextCollection()
 	col.ReadNs += l.c.Now().Sub(colStart).Nanoseconds()
 	if err != nil {
@@ -88,7 +88,15 @@ func (l *load) replayCollection(ctx context.Context, ty string) (col runfmt.Coll
 			return col, &AbortError{Where: fmt.Sprintf("in %s after %d of %d", ty, col.Entities, p.load), Err: err}
 		}
 		if i%l.c.BatchSize == 0 {
-			l.batch++ // the batches the file was extracted in
+			l.batch++                    // the batches the file was extracted in
+			if d := l.c.Duet; d != nil { // lock-step: both runs end batch k before either begins k+1
+				var w int64
+				err := d.meet(ctx, fmt.Sprintf("batch %d", l.batch), &w)
+				l.waitNs, d.rec.BatchWaitNs, d.rec.BatchWaits = l.waitNs+w, d.rec.BatchWaitNs+w, d.rec.BatchWaits+1
+				if err != nil {
+					return col, &AbortError{Where: fmt.Sprintf("in %s after %d of %d", ty, col.Entities, p.load), Err: err}
+				}
+			}
 		}
 		t0 := l.c.Now()
 		pk, req, err := l.c.Replay.Next()

@@ -55,7 +55,10 @@ type SpawnConfig struct {
 	// KeepWriterStorage, if set, is where the writer's storage goes after the run: the
 	// writer is then closed gracefully, not killed (tests open it with a server).
 	KeepWriterStorage string
-	embeddedClasses   string // Build's output
+	// CPUs, if set, is the writer's CPU set (a duet's: Duet sets it); the reader, if
+	// any, is not pinned.
+	CPUs            []int
+	embeddedClasses string // Build's output
 }
 
 // ErrEmbeddedNeedsReplay: an embedded writer replays a workload file; a live source
@@ -265,6 +268,9 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		c.Manifest.WarmUp, warmEnd = loads, writer.Uptime()
 	}
 	c.Manifest.Conditions.WarmUpLoads = sc.WarmUp
+	if c.Duet != nil {
+		c.Duet.pinned(writer.Pid())
+	}
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
 	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
@@ -433,6 +439,9 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 	cfg := evitaserver.Config{Server: sc.Server, DataDir: filepath.Join(sc.WorkDir, role),
 		HeapBytes: heap, Compress: compress, Probe: sc.Probe, Catalogs: catalogs, JVMOptions: jvmOpts,
 		NoClassArchive: sc.NoClassArchive, Note: func(s string) { c.warnf("%s server: %s\n", role, s) }}
+	if role == "writer" {
+		cfg.CPUs = sc.CPUs
+	}
 	var s *evitaserver.Server
 	var ew *embedded.Writer
 	var err error

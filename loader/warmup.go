@@ -34,7 +34,7 @@ func warmUp(ctx context.Context, c Config, n int, work string, jit func() (evita
 		w := c
 		w.TargetCatalog, w.ReplaceTarget = name, true // the writer is a server this run started: all it holds is ours
 		w.Out = filepath.Join(work, fmt.Sprintf("warm-up-%d", i))
-		w.Window, w.finalize, w.AfterUpsert = nil, nil, nil
+		w.Window, w.finalize, w.AfterUpsert, w.Duet = nil, nil, nil, nil // a duet's warm-ups run at once, unsynchronised
 		w.Manifest.RunID = c.Manifest.RunID + fmt.Sprintf("-warm-up-%d", i)
 		w.Manifest.Conditions.WarmUpLoads, w.Manifest.WarmUp = 0, nil
 		if c.Replay != nil { // a reader of its own: the measured load's is read once, by it

@@ -206,7 +206,15 @@ func BuildCompare(c *analyze.Comparison, all bool) *CompareJSON {
 func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	na, nb := len(c.A.Runs), len(c.B.Runs)
 	out := []string{fmt.Sprintf("runs are the unit of replication (%d in A, %d in B); entities inside one run are not independent evidence", na, nb)}
-	if n := len(c.Options.Pairs); n > 0 {
+	if n := len(c.Options.Pairs); n > 0 && c.Duet() {
+		slot := ""
+		for _, r := range rows {
+			if r.Collection == c.Dominant && r.Metric == "mean" && r.SlotPct != nil {
+				slot = fmt.Sprintf(" (%s mean: a run in slot 2 took %s against slot 1)", c.Dominant, SignedPct(*r.SlotPct)+" %")
+			}
+		}
+		out = append(out, fmt.Sprintf("duets: %d duets of the series (each run of A with the run of B made at the same time, in lock-step, each writer on its own CPU set, the slots alternating); each row's interval is t(n-2) over the duets' log differences with the slot as a factor, so the machine's noise that fell on both runs of a duet and the slots' difference%s are not in it", n, slot))
+	} else if n > 0 {
 		out = append(out, fmt.Sprintf("paired: %d pairs of the series (each run of A with the run of B beside it in time); each row's interval is t over its pairs' log differences, so the machine's drift between pairs is not in it", n))
 	}
 	reasons := map[string][]string{}

@@ -21,6 +21,9 @@ import (
 // it, an outlier's reason, the time it took, and what is left of the series.
 func SeriesRun(w io.Writer, s *series.State, e series.Entry, eta series.ETA) {
 	line := fmt.Sprintf("%3d  %-5s %-13s", e.Seq, e.Side, e.Dir)
+	if e.Slot > 0 { // a duet's run: which half of the machine it had
+		line += fmt.Sprintf(" slot %d", e.Slot)
+	}
 	switch {
 	case e.Status == series.Failed:
 		line += "  FAILED: " + e.Reason + " (excluded, run again)"
@@ -193,6 +196,8 @@ type SeriesAnswer struct {
 	LoweringNoise []string `json:"lowering_noise,omitempty"`
 	// Slower names the gates that resolved as slower (a regression).
 	Slower []string `json:"slower"`
+	// Duet: every pair was a duet (ab --duet), analysed with the slot as a factor.
+	Duet bool `json:"duet,omitempty"`
 }
 
 // SeriesPublishing is each side's publishing time in seconds and the runs it rests on.
@@ -229,6 +234,9 @@ type SeriesGateAnswer struct {
 	PlanRuns *int `json:"plan_runs,omitempty"`
 	// Open: the series ended at its maximum without resolving this gate.
 	Open bool `json:"open"`
+	// SlotPct (a duet series): what slot 2 cost a run against slot 1, set aside
+	// by the analysis.
+	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
 }
 
 // BuildSeriesAnswer assembles the answer of a finished series in dir.
@@ -240,6 +248,9 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	if st.Plan.Method() != analyze.Paired {
 		a.Unit, a.NoiseKind = "runs per side", "between runs"
 	}
+	if st.Plan.Duet {
+		a.Duet, a.Unit, a.NoiseKind = true, "duets", "within a duet, its slot set aside"
+	}
 	if ta, tb := st.Totals("A"), st.Totals("B"); len(ta) > 0 && len(tb) > 0 {
 		a.Publishing = &SeriesPublishing{AS: analyze.GeoMean(ta), BS: analyze.GeoMean(tb), ARuns: len(ta), BRuns: len(tb)}
 	}
@@ -250,7 +261,7 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	open := 0
 	for _, g := range o.Gates {
 		ga := SeriesGateAnswer{Gate: g.Gate, Verdict: g.Verdict, DeltaPct: g.DeltaPct, LowPct: g.LowPct, HighPct: g.HighPct, Reason: g.Reason,
-			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved()}
+			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved(), SlotPct: g.SlotPct}
 		if g.NoisePct != nil && g.LowPct != nil && g.HighPct != nil {
 			d := (*g.HighPct-*g.LowPct)/2 + a.ThresholdPct
 			ga.DetectablePct = &d
@@ -323,7 +334,10 @@ func (a *SeriesAnswer) Words() []string { return a.words(Text) }
 // above it), so it names the command that has the intervals.
 func (a *SeriesAnswer) words(f Format) []string {
 	var out []string
-	if m := a.MachineTime; m != nil {
+	if m := a.MachineTime; m != nil && a.Duet {
+		out = append(out, fmt.Sprintf("machine time: %s for %s, two runs at a time (duets), %s per run on average, %s of it outside the load and goLive (%s)",
+			wholeSeconds(m.TotalS), Plural(m.Runs, "run"), wholeSeconds(m.PerRunS), wholeSeconds(m.OutsideS), m.Outside))
+	} else if m != nil {
 		out = append(out, fmt.Sprintf("machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)",
 			wholeSeconds(m.TotalS), Plural(m.Runs, "run"), wholeSeconds(m.PerRunS), wholeSeconds(m.OutsideS), m.Outside))
 	}
@@ -358,6 +372,10 @@ func (a *SeriesAnswer) words(f Format) []string {
 		if g.NoisePct != nil && g.DetectablePct != nil {
 			out = append(out, fmt.Sprintf("  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)",
 				*g.NoisePct, a.NoiseKind, a.RunsPerSide, a.Unit, halfWidth(*g.DetectablePct, 0)))
+		}
+		if g.SlotPct != nil {
+			out = append(out, fmt.Sprintf("  the slots: a run in slot 2 took %s against slot 1 (the build's change aside; set aside by the analysis)",
+				signedPctOrDash(g.SlotPct)))
 		}
 	}
 	open := false

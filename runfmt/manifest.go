@@ -97,6 +97,32 @@ type Manifest struct {
 	// Source is where the load's entities came from; nil = a live source server (as
 	// for every run before replay existed).
 	Source *Source `json:"source,omitempty"`
+	// Duet: the run was made at the same time as its partner run of the other build,
+	// in lock-step (ab --duet); nil = a run made alone.
+	Duet *Duet `json:"duet,omitempty"`
+}
+
+// Duet is a run made beside its partner run of the other build, both writers replaying
+// the same workload at once: both warmed behind a barrier before either measured load
+// began, the loads in lock-step by batch (neither starts batch k+1 before both ended
+// batch k), goLive when both loads had ended, each writer on a CPU set of its own.
+// The waits are the time this run's loader spent waiting for its partner at those
+// barriers: a faster side waits, so its load_wall_ns and collection walls leave them
+// out (they are its own work); its entities' start_ns in entities.csv keep them (a
+// timeline).
+type Duet struct {
+	Partner      string `json:"partner"`       // the partner run's run id
+	PartnerBuild string `json:"partner_build"` // the partner run's build label
+	// Slot is the run's place in the duet, 1 or 2: the CPU set its writer had (the
+	// first or second half of the machine's CPUs). A series alternates it pair by
+	// pair and analyses it as a factor.
+	Slot        int    `json:"slot"`
+	CPUs        string `json:"cpus"`         // the writer's CPU set as asked ("0", "0-3")
+	CPUsAllowed string `json:"cpus_allowed"` // as the kernel had it for every writer thread when the load began ("" unknown)
+	StartWaitNs int64  `json:"start_wait_ns"`
+	BatchWaitNs int64  `json:"batch_wait_ns"`
+	BatchWaits  int64  `json:"batch_waits"` // the batch boundaries met (every one a barrier)
+	GoLiveWait  int64  `json:"golive_wait_ns"`
 }
 
 // Source modes (Source.Mode).
@@ -478,6 +504,16 @@ func (m *Manifest) validate() error {
 	// measured load, and fewer records than the condition says)
 	if len(m.WarmUp) > m.Conditions.WarmUpLoads || m.Outcome.Status == OutcomeComplete && len(m.WarmUp) != m.Conditions.WarmUpLoads {
 		return ferr("warm_up", "%d records for conditions.warm_up_loads %d", len(m.WarmUp), m.Conditions.WarmUpLoads)
+	}
+	if d := m.Duet; d != nil {
+		switch {
+		case d.Partner == "":
+			return ferr("duet.partner", "required: a duet run names its partner run")
+		case d.Slot != 1 && d.Slot != 2:
+			return ferr("duet.slot", "%d: a duet has slots 1 and 2", d.Slot)
+		case d.StartWaitNs < 0 || d.BatchWaitNs < 0 || d.BatchWaits < 0 || d.GoLiveWait < 0:
+			return ferr("duet", "negative wait")
+		}
 	}
 	if m.Dataset.Fingerprint != Fingerprint(m.Dataset.SourceCounts) {
 		return ferr("dataset.fingerprint", "%q does not match source_counts (expected %q)", m.Dataset.Fingerprint, Fingerprint(m.Dataset.SourceCounts))

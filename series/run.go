@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -23,6 +24,9 @@ type Config struct {
 	// The series owns the servers' work directory work. A non-nil error, or a run whose
 	// manifest does not say exit 0, is a failed run.
 	Run func(ctx context.Context, side, dir, id, work string) error
+	// RunDuet performs one duet (a duet series: Plan.Duet): runs[0] in slot 1 and
+	// runs[1] in slot 2, at once; it returns each run's error, as Run would.
+	RunDuet func(ctx context.Context, runs [2]DuetRun) [2]error
 	// Checksum digests the series' source — the pristine snapshot, or the workload
 	// file a replay series reads — at the start and end of every invocation; Source
 	// names it in errors (default: the pristine snapshot).
@@ -37,6 +41,20 @@ type Config struct {
 	OnRun  func(s *State, e Entry)
 	OnLook func(s *State, l LookRecord)
 	Now    func() time.Time
+	// StopAfter, if positive, ends this invocation once it has run that many measured
+	// pairs (or duets) with the series unfinished: ErrPaused. The same command
+	// continues it (a series run in sittings, or interleaved with another).
+	StopAfter int
+}
+
+// ErrPaused: the invocation ran the pairs Config.StopAfter allowed; the series is not
+// finished, and the same command continues it.
+var ErrPaused = errors.New("the series paused after the pairs asked for")
+
+// DuetRun is one run of a duet: its side, run directory (absent), run id and the work
+// directory of its slot.
+type DuetRun struct {
+	Side, Dir, ID, Work string
 }
 
 // ErrRunFailedTwice stops a series: the same slot failed twice in a row, which is not
@@ -49,7 +67,10 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct, Paired: !c.Plan.Unpaired}
+	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct, Paired: !c.Plan.Unpaired, Duet: c.Plan.Duet}
+	if c.Plan.Duet && (c.Plan.Unpaired || c.RunDuet == nil) {
+		return nil, errors.New("a duet series is paired and needs Config.RunDuet")
+	}
 	if err := plan.Check(); err != nil {
 		return nil, err
 	}
@@ -91,7 +112,11 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if err := s.save(c.Dir); err != nil {
 		return s, err
 	}
-	err = s.loop(ctx, c, plan)
+	if c.Plan.Duet {
+		err = s.loopDuets(ctx, c, plan)
+	} else {
+		err = s.loop(ctx, c, plan)
+	}
 	if sum2, cerr := c.Checksum(); cerr == nil {
 		s.Checksums = append(s.Checksums, Checksum{At: c.Now().UTC(), When: "end", SHA256: sum2})
 		if sum2 != sum {
@@ -161,7 +186,7 @@ func (s *State) recover(dir string) error {
 			continue
 		}
 		e.Status, e.Reason = Interrupted, "did not finish: the series was stopped or the machine went down while it ran"
-		if e.Kind == Measured {
+		if e.Kind == Measured && !s.Plan.Duet { // a duet is run again whole: nothing is owed
 			s.owe(e.Side)
 		}
 		if err := s.exclude(dir, e, "excluded"); err != nil {
@@ -224,6 +249,15 @@ func (s *State) next(look *analyze.Look) (side, kind string, ok bool) {
 	return "B", Measured, true
 }
 
+// firstLook is the runs per side at which a series may look: the plan's minimum, or
+// a duet plan's first look (4 duets).
+func firstLook(c Config) int {
+	if c.Plan.Duet {
+		return max(c.Plan.MinRuns, min(4, c.Plan.MaxRuns))
+	}
+	return c.Plan.MinRuns
+}
+
 func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
 	var look *analyze.Look
 	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= c.Plan.MinRuns {
@@ -234,6 +268,7 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		look = l
 	}
 	lastFailed := ""
+	startPairs := s.Done("A", Measured)
 	for {
 		side, kind, ok := s.next(look)
 		if !ok {
@@ -241,6 +276,9 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if na := s.Done("A", Measured); c.StopAfter > 0 && kind == Measured && na == s.Done("B", Measured) && na-startPairs >= c.StopAfter {
+			return ErrPaused
 		}
 		e := Entry{Seq: len(s.Entries) + 1, Side: side, Kind: kind, Status: Running}
 		// a run that failed or was replaced is run again: the next run of its side
@@ -430,4 +468,154 @@ func (s *State) finish(l *analyze.Look) {
 		o.Reason = "fixed-size"
 	}
 	s.Outcome = o
+}
+
+// loopDuets is loop for a duet series: every step is one duet, both sides' runs at
+// once (warm-up duets first, then measured ones). Pair k puts A in slot 1 when k is
+// odd and B when it is even, so the slots alternate and the analysis can set their
+// difference aside; a duet run again (it failed, was stopped, or one of its runs
+// stood out) keeps its number and so its placement. A duet counts only whole: when
+// either run fails, both are moved to excluded/ and the duet runs again.
+func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
+	var look *analyze.Look
+	first := firstLook(c)
+	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= first {
+		l, err := s.look(c, plan)
+		if err != nil {
+			return err
+		}
+		look = l
+	}
+	failedLast := false
+	startPairs := s.Done("A", Measured)
+	for {
+		kind := Measured
+		if s.Done("A", Warmup) < s.Plan.Warmup {
+			kind = Warmup
+		}
+		k := s.Done("A", kind) + 1 // the duet's number among its kind
+		if kind == Measured && (k > s.Plan.MaxRuns || (look != nil && look.Done && k-1 >= first)) {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.StopAfter > 0 && kind == Measured && k-1-startPairs >= c.StopAfter {
+			return ErrPaused
+		}
+		order := [2]string{"A", "B"}
+		if k%2 == 0 {
+			order = [2]string{"B", "A"}
+		}
+		now := c.Now().UTC()
+		var runs [2]DuetRun
+		var idx [2]int
+		for i, side := range order {
+			e := Entry{Seq: len(s.Entries) + 1, Side: side, Kind: kind, Status: Running, Started: &now, Slot: i + 1, Rerun: failedLast}
+			e.Partner = e.Seq + 1 - 2*i
+			if kind == Warmup {
+				e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(k))
+			} else {
+				e.Dir = filepath.Join(side, "run-"+strconv.Itoa(k))
+			}
+			// a duet whose number ran before (it failed, was stopped or replaced) runs again
+			e.Rerun = e.Rerun || slices.ContainsFunc(s.Entries, func(x Entry) bool { return x.Dir == e.Dir })
+			idx[i] = len(s.Entries)
+			s.Entries = append(s.Entries, e)
+			runs[i] = DuetRun{Side: side, Dir: filepath.Join(c.Dir, e.Dir), ID: fmt.Sprintf("%s-%03d", side, e.Seq),
+				Work: filepath.Join(c.Dir, "work", "slot-"+strconv.Itoa(i+1))}
+		}
+		if err := s.save(c.Dir); err != nil {
+			return err
+		}
+		before := readProbe()
+		errs := c.RunDuet(ctx, runs)
+		end := c.Now().UTC()
+		mach := machine(before, readProbe())
+		var failure error
+		for i := range runs {
+			e := &s.Entries[idx[i]]
+			e.Ended, e.Machine = &end, mach
+			if errs[i] == nil {
+				errs[i] = exitedZero(filepath.Join(c.Dir, e.Dir))
+			}
+			if errs[i] != nil && failure == nil {
+				failure = fmt.Errorf("%s run %s: %w", e.Side, e.Dir, errs[i])
+			}
+		}
+		if failure != nil {
+			for i := range runs {
+				e := &s.Entries[idx[i]]
+				e.Status, e.Reason = Failed, failure.Error()
+				if errs[i] == nil {
+					e.Reason = "its duet partner failed: " + failure.Error()
+				}
+				if ctx.Err() != nil {
+					e.Status, e.Reason = Interrupted, "interrupted before it finished: the duet runs again when the series resumes"
+				}
+				if err := s.exclude(c.Dir, e, "excluded"); err != nil {
+					return err
+				}
+				if c.OnRun != nil {
+					c.OnRun(s, *e)
+				}
+			}
+			if err := s.save(c.Dir); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if failedLast {
+				s.Outcome = &Outcome{Reason: "failed", Detail: failure.Error()}
+				return fmt.Errorf("%w (duet %d): %v", ErrRunFailedTwice, k, failure)
+			}
+			failedLast = true
+			continue
+		}
+		failedLast = false
+		for i := range runs {
+			s.Entries[idx[i]].Status = Done
+		}
+		if kind == Measured {
+			if err := s.checkHealth(c); err != nil {
+				return err
+			}
+			s.replaceDuetPartners(c.Dir)
+		}
+		for i := range runs {
+			if c.OnRun != nil {
+				c.OnRun(s, s.Entries[idx[i]])
+			}
+		}
+		if err := s.save(c.Dir); err != nil {
+			return err
+		}
+		if n := s.Done("A", Measured); kind == Measured && n == s.Done("B", Measured) && n >= first {
+			l, err := s.look(c, plan)
+			if err != nil {
+				return err
+			}
+			look = l
+		}
+	}
+	s.finish(look)
+	return nil
+}
+
+// replaceDuetPartners replaces the partner of every duet run replaced as an outlier
+// (checkHealth, --rerun-outliers): a duet is run again whole, its slots unchanged.
+func (s *State) replaceDuetPartners(dir string) {
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.Status != Replaced || e.Partner == 0 {
+			continue
+		}
+		p := &s.Entries[e.Partner-1]
+		if p.Status == Done {
+			p.Status, p.Reason = Replaced, "its duet partner "+e.Dir+" stood out ("+e.Reason+"): the duet runs again"
+			_ = s.exclude(dir, p, "replaced")
+		}
+	}
+	s.Owed = nil // a duet series owes whole duets, which its loop counts itself
 }

@@ -64,6 +64,9 @@ type Plan struct {
 	// that their series can be combined (analyze.CombineFleet) without machines that
 	// stopped at different looks biasing the combined figure.
 	Pairs int `json:"pairs,omitempty"`
+	// Duet: every pair is one duet, both builds' runs at once in lock-step, each writer
+	// on a CPU set of its own, the slots alternating pair by pair (Config.RunDuet).
+	Duet bool `json:"duet,omitempty"`
 }
 
 // Method is the interval the series is analysed with.
@@ -106,18 +109,21 @@ const (
 
 // Entry is one run of the series, in the order run.
 type Entry struct {
-	Seq      int                `json:"seq"`
-	Side     string             `json:"side"` // "A" or "B"
-	Kind     string             `json:"kind"`
-	Dir      string             `json:"dir"` // relative to the series directory
-	Status   string             `json:"status"`
-	Reason   string             `json:"reason,omitempty"`
-	Started  *time.Time         `json:"started,omitempty"`
-	Ended    *time.Time         `json:"ended,omitempty"`
-	Machine  *Machine           `json:"machine,omitempty"`
-	Health   *analyze.RunHealth `json:"health,omitempty"`
-	Rerun    bool               `json:"rerun,omitempty"` // it replaces a run that failed or stood out
-	Excluded string             `json:"moved_to,omitempty"`
+	Seq     int                `json:"seq"`
+	Side    string             `json:"side"` // "A" or "B"
+	Kind    string             `json:"kind"`
+	Dir     string             `json:"dir"` // relative to the series directory
+	Status  string             `json:"status"`
+	Reason  string             `json:"reason,omitempty"`
+	Started *time.Time         `json:"started,omitempty"`
+	Ended   *time.Time         `json:"ended,omitempty"`
+	Machine *Machine           `json:"machine,omitempty"`
+	Health  *analyze.RunHealth `json:"health,omitempty"`
+	Rerun   bool               `json:"rerun,omitempty"` // it replaces a run that failed or stood out
+	// Slot and Partner (a duet series): the run's slot (1 or 2) and its partner run's seq
+	Slot     int    `json:"slot,omitempty"`
+	Partner  int    `json:"partner_seq,omitempty"`
+	Excluded string `json:"moved_to,omitempty"`
 }
 
 // LookRecord is one interim analysis.

@@ -60,6 +60,9 @@ func (s *State) MeanRun() (per, outside time.Duration) {
 func (s *State) MachineTime() time.Duration {
 	var d time.Duration
 	for _, e := range s.Entries {
+		if e.Partner != 0 && e.Partner < e.Seq {
+			continue // a duet's second run took the same time as its first
+		}
 		if took, ok := e.Wall(); ok {
 			d += took
 		}
@@ -84,6 +87,9 @@ func (s *State) Remaining(began, now time.Time) ETA {
 	per, _ := s.MeanRun()
 	if per == 0 {
 		per = now.Sub(began) / time.Duration(max(1, done))
+	}
+	if s.Plan.Duet { // a duet's two runs take one wall time
+		per /= 2
 	}
 	e := ETA{PerRun: per, Left: max(0, 2*(s.Plan.MaxRuns+s.Plan.Warmup)-done), Fixed: s.Plan.Pairs > 0}
 	if e.Fixed {

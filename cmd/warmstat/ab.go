@@ -50,10 +50,15 @@ func abCommand() *cli.Command {
 			"workload's) record, as load chooses them.\n" +
 			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
 			"compared on the engine's write path alone.\n" +
+			"--duet makes every pair a duet: both builds replay the workload at the same time, warmed behind a barrier,\n" +
+			"in lock-step by batch, each writer pinned to its half of the CPUs, the halves alternating pair by pair and\n" +
+			"analysed as a factor (a duet series looks first at 4 duets); the machine's noise falls on both runs alike.\n" +
+			"--stop-after N ends this invocation after N more pairs; the same command continues the series.\n" +
 			"Exit codes as compare: 0, 1 a failure (an interrupted series: the same command continues it), 2 usage,\n" +
 			"3 refused, 4 a gate slower with --fail-on-regression; 130 / 143 a second Ctrl-C or SIGTERM: stopped at once." +
 			examples("warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
-				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1"),
+				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1",
+				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --duet --target-mode embedded --writer-warm-up 1 --out series/duet"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
@@ -92,6 +97,9 @@ func seriesFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
 		&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
 		&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
+		&cli.StringFlag{Name: "duet-placement", Value: "split", Usage: "with --duet: split (each writer pinned to its half of the CPUs, told its CPU count) | shared (both writers on every CPU, placed by the kernel)"},
+		&cli.IntFlag{Name: "stop-after", Usage: "run at most N more pairs (duets) in this invocation, then stop with the series unfinished (exit 0); the same command continues it: a series in sittings, or interleaved with another"},
+		&cli.BoolFlag{Name: "duet", Usage: "every pair is a duet: both builds replay the workload at once, in lock-step by batch, each writer pinned to half the CPUs, the halves alternating pair by pair (needs --replay or --workload; compared only with duet runs)"},
 	), writerProfileFlags()...)
 }
 
@@ -105,6 +113,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.Markdown, report.JSON)
 	if err != nil {
 		return usageError(cmd, "--format: %v", err)
+	}
+	if n := cmd.Int("stop-after"); n < 0 || cmd.IsSet("stop-after") && n == 0 {
+		return usageError(cmd, "--stop-after %d: a number of pairs, 1 or more", n)
 	}
 	ss, err := readSeriesSettings(cmd)
 	if err != nil {
@@ -138,7 +149,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), plan.Gates); err != nil {
 		return err
 	}
-	if plan.Method() == analyze.Paired && plan.MaxRuns < 3 {
+	if plan.Duet && plan.MaxRuns < 4 {
+		fmt.Fprintf(cmd.Root().ErrWriter, "warning: a duet series is analysed with the slot as a factor (n-2 degrees of freedom): at %d duets it cannot judge; --max-runs (or --pairs) 4 or more\n", plan.MaxRuns)
+	} else if plan.Method() == analyze.Paired && plan.MaxRuns < 3 {
 		fmt.Fprintf(cmd.Root().ErrWriter, "warning: a paired series of %d pairs judges at its only look on an interval of one degree of freedom, so wide it rarely resolves anything; --max-runs 3 or more\n", plan.MaxRuns)
 	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
@@ -147,7 +160,14 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	errw := cmd.Root().ErrWriter
 	ctx, stop := interruptible(ctx, errw)
 	defer stop()
-	st, err := series.Execute(ctx, ss.config(dir, ss.workloadFile(dir), sides, plan, time.Now()))
+	sc := ss.config(dir, ss.workloadFile(dir), sides, plan, time.Now())
+	sc.StopAfter = cmd.Int("stop-after")
+	st, err := series.Execute(ctx, sc)
+	if errors.Is(err, series.ErrPaused) {
+		fmt.Fprintf(errw, "stopped after %s as asked (--stop-after): %d of the series' pairs done; the same command continues it\n",
+			report.Plural(sc.StopAfter, "pair"), st.Done("A", series.Measured))
+		return nil
+	}
 	if errors.Is(err, series.ErrPlanDiffers) {
 		return usageError(cmd, "%v", err)
 	}
@@ -193,7 +213,11 @@ type seriesSettings struct {
 	// snapshotCompress is --snapshot-compress: a snapshot without warmstat's metadata
 	snapshotCompress *bool
 	mach             evitaserver.Machine
+	cpus             [2][]int // --duet: the CPU sets of slots 1 and 2 (nil: shared, unpinned)
 }
+
+// duet: every pair of the series is a duet (--duet).
+func (ss *seriesSettings) duet() bool { return ss.cmd.Bool("duet") }
 
 func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	cond, err := parseConditions(cmd)
@@ -221,6 +245,29 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 		ss.targetMode = runfmt.TargetEmbedded
 	default:
 		return nil, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
+	}
+	if cmd.Bool("duet") {
+		if !cmd.Bool("replay") && cmd.String("workload") == "" {
+			return nil, usageError(cmd, "--duet replays one workload in both writers at once: it needs --replay or --workload (two live loads would add two reader JVMs to the machine)")
+		}
+		if cmd.Bool("unpaired") {
+			return nil, usageError(cmd, "--duet is analysed by its duets (paired, with the slot as a factor): --unpaired does not apply")
+		}
+		switch cmd.String("duet-placement") {
+		case "split":
+			cpus, err := evitaserver.AvailableCPUs()
+			if err == nil {
+				ss.cpus, err = evitaserver.SplitCPUs(cpus)
+			}
+			if err != nil {
+				return nil, withCode(exitUsage, fmt.Errorf("--duet: %w", err))
+			}
+		case "shared": // both writers on every CPU: the kernel places them
+		default:
+			return nil, usageError(cmd, "--duet-placement %q: split or shared", cmd.String("duet-placement"))
+		}
+	} else if cmd.IsSet("duet-placement") {
+		return nil, usageError(cmd, "--duet-placement places a duet's writers: it needs --duet")
 	}
 	if (cmd.Bool("replay") || cmd.String("workload") != "") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
@@ -261,6 +308,9 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	heaps := map[string]int64{"writer": *ss.cond.serverHeap}
 	if ss.workload == nil {
 		heaps["reader"] = *ss.cond.readerHeap
+	}
+	if ss.duet() { // both writers at once (the reader extracts alone, before any run)
+		heaps = map[string]int64{"writer A": *ss.cond.serverHeap, "writer B": *ss.cond.serverHeap}
 	}
 	if err := evitaserver.CheckHeapsFit(ss.mach, heaps); err != nil {
 		return nil, err // a setting no run can have: not a failed run to retry
@@ -426,10 +476,22 @@ func (ss *seriesSettings) basePlan() series.Plan {
 	}
 	return series.Plan{Pristine: ss.pristine, Catalog: ss.catalog, Workload: wl, ServerHeap: *ss.cond.serverHeap, ReaderHeap: readerHeap,
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
-			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd) + snapshotCondition(ss.snapshotCompress),
+			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd) + snapshotCondition(ss.snapshotCompress) + ss.duetCondition(),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
 		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
-		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired")}
+		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired"), Duet: ss.duet()}
+}
+
+// duetCondition is a duet series' CPU sets in its plan's conditions (a resumed series
+// must place its writers as it began); nothing for a sequential series.
+func (ss *seriesSettings) duetCondition() string {
+	if !ss.duet() {
+		return ""
+	}
+	if ss.cpus[0] == nil {
+		return " duet-cpus=shared"
+	}
+	return fmt.Sprintf(" duet-cpus=%s|%s", evitaserver.FormatCPUs(ss.cpus[0]), evitaserver.FormatCPUs(ss.cpus[1]))
 }
 
 // config is the series of plan in dir: every run a spawn-mode load of its side; with
@@ -438,39 +500,77 @@ func (ss *seriesSettings) basePlan() series.Plan {
 func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan series.Plan, began time.Time) series.Config {
 	cmd, cond, pristine := ss.cmd, ss.cond, ss.pristine
 	errw, out := cmd.Root().ErrWriter, progressWriter(cmd)
+	// parts is one run of side into runDir: its writer and its load; done closes what
+	// it opened (the workload's reader)
+	parts := func(side, runDir, id, work string) (loader.DuetPart, func(), error) {
+		s := sides[side]
+		m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: runfmt.UnknownText(version)}, Machine: ss.mach.Record()}
+		cond.apply(&m)
+		sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work, SnapshotCompress: ss.snapshotCompress,
+			ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: ss.compress, Probe: evita.Probe,
+			Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive"),
+			WarmUp: cmd.Int("writer-warm-up")}
+		lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
+			Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
+		done := func() {}
+		if plan.Replay { // the workload is the source: proved whole before every run, no reader
+			r, sum, err := openReplay(wl)
+			if err != nil {
+				return loader.DuetPart{}, nil, err
+			}
+			done = func() { r.Close() }
+			sc.Pristine, sc.Catalog, sc.ReaderHeap = "", "", 0
+			lc.Replay, lc.ReplayPath, lc.ReplaySHA256 = r, wl, sum
+			lc.BatchSize, lc.MaxPerCollection = 0, 0 // the file's
+		}
+		prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+		if err != nil {
+			done()
+			return loader.DuetPart{}, nil, err
+		}
+		if prof != nil { // a fresh profiler per run: each run's profile is its own
+			sc.Profiler = prof
+		}
+		return loader.DuetPart{Spawn: sc, Load: lc}, done, nil
+	}
 	c := series.Config{Dir: dir, Plan: plan,
 		Checksum: func() (string, error) { return evitaserver.Checksum(filepath.Join(pristine, plan.Catalog)) },
 		Compare:  analyze.CompareOptions{Quantiles: analyze.QuantilesJava},
 		Run: func(ctx context.Context, side, runDir, id, work string) error {
-			s := sides[side]
-			m := runfmt.Manifest{RunID: id, Build: runfmt.Build{Label: s.label}, Loader: runfmt.Loader{Version: runfmt.UnknownText(version)}, Machine: ss.mach.Record()}
-			cond.apply(&m)
-			sc := loader.SpawnConfig{Server: s.src, Pristine: pristine, Catalog: plan.Catalog, WorkDir: work, SnapshotCompress: ss.snapshotCompress,
-				ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: ss.compress, Probe: evita.Probe,
-				Embedded: plan.TargetMode == runfmt.TargetEmbedded, WriterJVMOptions: cmd.StringSlice("writer-jvm-option"), NoClassArchive: cmd.Bool("no-class-archive"),
-				WarmUp: cmd.Int("writer-warm-up")}
-			lc := loader.Config{Out: runDir, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
-				Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw}
-			if plan.Replay { // the workload is the source: proved whole before every run, no reader
-				r, sum, err := openReplay(wl)
-				if err != nil {
-					return err
-				}
-				defer r.Close()
-				sc.Pristine, sc.Catalog, sc.ReaderHeap = "", "", 0
-				lc.Replay, lc.ReplayPath, lc.ReplaySHA256 = r, wl, sum
-				lc.BatchSize, lc.MaxPerCollection = 0, 0 // the file's
-			}
-			prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+			part, done, err := parts(side, runDir, id, work)
 			if err != nil {
 				return err
 			}
-			if prof != nil { // a fresh profiler per run: each run's profile is its own
-				sc.Profiler = prof
-			}
-			fmt.Fprintf(errw, "%s %s (%s) ...\n", time.Now().Format("15:04:05"), runDir[len(dir)+1:], s.label)
-			_, err = loader.Spawn(ctx, sc, lc)
+			defer done()
+			fmt.Fprintf(errw, "%s %s (%s) ...\n", time.Now().Format("15:04:05"), runDir[len(dir)+1:], sides[side].label)
+			_, err = loader.Spawn(ctx, part.Spawn, part.Load)
 			return faultHint(err)
+		},
+		RunDuet: func(ctx context.Context, runs [2]series.DuetRun) [2]error {
+			var ps [2]loader.DuetPart
+			var errs [2]error
+			for i, r := range runs {
+				p, done, err := parts(r.Side, r.Dir, r.ID, r.Work)
+				if err != nil {
+					errs[i] = err
+					return errs
+				}
+				defer done()
+				ps[i] = p
+			}
+			cpus := func(i int) string {
+				if ss.cpus[i] == nil {
+					return "all CPUs"
+				}
+				return "CPUs " + evitaserver.FormatCPUs(ss.cpus[i])
+			}
+			fmt.Fprintf(errw, "%s duet: %s (%s, %s) with %s (%s, %s) ...\n", time.Now().Format("15:04:05"),
+				runs[0].Dir[len(dir)+1:], sides[runs[0].Side].label, cpus(0), runs[1].Dir[len(dir)+1:], sides[runs[1].Side].label, cpus(1))
+			_, errs = loader.Duet(ctx, ps, ss.cpus)
+			for i := range errs {
+				errs[i] = faultHint(errs[i])
+			}
+			return errs
 		},
 		OnRun: func(s *series.State, e series.Entry) {
 			report.SeriesRun(out, s, e, s.Remaining(began, time.Now()))

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/warmstat/warmstat/report"
@@ -43,5 +44,23 @@ func row(in io.Reader, setting, seconds string) (string, error) {
 		}
 		out += cell
 	}
-	return out + " " + seconds + " |", nil
+	return out + " " + seconds + " | " + perHour(c, seconds) + " |", nil
+}
+
+// perHour is the 95 % half-width of the dominant collection's mean change that one
+// machine-hour of pairs buys at the within-pair noise seen: 1.96 · √2 · noise / √(pairs
+// per hour), a pair's machine time being two runs' (a duet's two runs share one wall,
+// so the script gives half a duet's wall per run). "—" when unknown.
+func perHour(c report.CompareJSON, runSeconds string) string {
+	var secs float64
+	if _, err := fmt.Sscan(runSeconds, &secs); err != nil || secs <= 0 {
+		return "—"
+	}
+	for _, r := range c.Rows {
+		if r.Collection == c.Dominant && r.Metric == "mean" && r.PairCVPct != nil {
+			perHour := 3600 / (2 * secs)
+			return fmt.Sprintf("%.2f", 1.96*math.Sqrt2**r.PairCVPct/math.Sqrt(perHour))
+		}
+	}
+	return "—"
 }

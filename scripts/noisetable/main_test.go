@@ -20,7 +20,8 @@ func TestRow(t *testing.T) {
 	}}
 	b, _ := json.Marshal(doc)
 	got, err := row(strings.NewReader(string(b)), "replay", "95")
-	if want := "| replay | 4 | 5.50 | 1.60 | 6.30 | 2.90 | — | — | 95 |"; err != nil || got != want {
+	// ±95 % per machine-hour: 1.96 · √2 · 1.6 / √(3600 / 190) = 1.02
+	if want := "| replay | 4 | 5.50 | 1.60 | 6.30 | 2.90 | — | — | 95 | 1.02 |"; err != nil || got != want {
 		t.Fatalf("got %q (%v), want %q", got, err, want)
 	}
 	if _, err := row(strings.NewReader("not json"), "x", "1"); err == nil {
