@@ -16,3 +16,18 @@ func TestContractHeapsAreExact(t *testing.T) {
 		t.Fatalf("server-heap %q for both 1g and %d bytes", va, odd)
 	}
 }
+
+// A duet's runs and runs made alone differ in the contract field duet, and so do
+// duets with pinned and with shared writers; the slot is no condition (a series
+// alternates it).
+func TestContractDuet(t *testing.T) {
+	alone := &runfmt.Manifest{}
+	slot := func(n int, cpus string) *runfmt.Manifest {
+		return &runfmt.Manifest{Duet: &runfmt.Duet{Partner: "x", Slot: n, CPUs: cpus}}
+	}
+	v := func(m *runfmt.Manifest) string { return ConditionValue(m, "duet") }
+	if v(alone) == v(slot(1, "0")) || v(slot(1, "0")) != v(slot(2, "1")) || v(slot(1, "0")) == v(slot(1, "")) ||
+		v(slot(1, "0-3")) != "yes (writers on CPU sets of 4)" || v(slot(2, "")) != "yes (writers sharing the CPUs)" {
+		t.Fatalf("alone %q, slot 1 %q, slot 2 %q, shared %q, 4 CPUs %q", v(alone), v(slot(1, "0")), v(slot(2, "1")), v(slot(1, "")), v(slot(1, "0-3")))
+	}
+}

@@ -170,3 +170,39 @@ func fmtPtr(p *float64) string {
 	}
 	return strconv.FormatFloat(*p, 'f', 2, 64)
 }
+
+// A duet series whose process died mid-duet (both runs still "running" in
+// series.json) is taken up by the same call: both runs are marked interrupted and
+// moved out, and the duet runs again whole, in its slots.
+func TestDuetSeriesResumesAfterAKill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	c := duetConfig(dir, duets(1.10, 1.0, 0.01, nil))
+	c.Plan.MaxRuns, c.StopAfter = 4, 1
+	if _, err := Execute(context.Background(), c); !errors.Is(err, ErrPaused) {
+		t.Fatal(err)
+	}
+	st, _ := load(dir)
+	now := time.Now()
+	for i, side := range []string{"B", "A"} { // duet 2: B in slot 1
+		e := Entry{Seq: len(st.Entries) + 1, Side: side, Kind: Measured, Dir: filepath.Join(side, "run-2"), Status: Running, Started: &now, Slot: i + 1}
+		e.Partner = e.Seq + 1 - 2*i
+		st.Entries = append(st.Entries, e)
+		os.MkdirAll(filepath.Join(dir, e.Dir), 0o755) // what the killed loads left
+	}
+	if err := st.save(dir); err != nil {
+		t.Fatal(err)
+	}
+	c.StopAfter = 0
+	s, err := Execute(context.Background(), c)
+	if err != nil || s.Outcome == nil {
+		t.Fatalf("resumed: %v %+v", err, s.Outcome)
+	}
+	for _, e := range s.Entries[2:4] {
+		if e.Status != Interrupted || e.Excluded == "" || !strings.Contains(e.Reason, "did not finish") {
+			t.Fatalf("a killed duet's run: %+v", e)
+		}
+	}
+	if e := s.Entries[4]; e.Side != "B" || e.Slot != 1 || !e.Rerun || e.Dir != filepath.Join("B", "run-2") || len(s.Owed) != 0 {
+		t.Fatalf("the killed duet run again: %+v (owed %v)", e, s.Owed)
+	}
+}
