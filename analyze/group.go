@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/warmstat/warmstat/runfmt"
@@ -315,31 +314,13 @@ var contract = []contractField{
 		if m.Duet == nil {
 			return "no (alone)"
 		}
+		// how the writers were placed, not how many CPUs each had: that follows from the
+		// machine, which a fleet's machines may differ in (cores)
 		if m.Duet.CPUs == "" {
 			return "yes (writers sharing the CPUs)"
 		}
-		return "yes (writers on CPU sets of " + strconv.Itoa(cpuCount(m.Duet.CPUs)) + ")"
+		return "yes (writers pinned apart)"
 	}},
-}
-
-// cpuCount is how many CPUs a CPU list names ("0-3,6": 5; 0 when unreadable).
-func cpuCount(list string) int {
-	n := 0
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, rng := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0
-		}
-		b := a
-		if rng {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0
-			}
-		}
-		n += b - a + 1
-	}
-	return n
 }
 
 // noReader is a reader's condition, "none" for a replayed run: it had no reader.
