@@ -96,6 +96,19 @@ func pairUp(sa, sb side, pairs [][2]int, slots ...[]int) pairedSide {
 	return p
 }
 
+// fill gives r the pairs' count, each side's geometric mean and the mean change; it
+// returns the count.
+func (p pairedSide) fill(r *Row, scale float64) int {
+	n := len(p.d)
+	r.Pairs, r.RunsA, r.RunsB = &n, n, n
+	if n > 0 {
+		va, vb := math.Exp(mean(p.ya))/scale, math.Exp(mean(p.yb))/scale
+		r.A, r.B = &va, &vb
+		r.DeltaPct = pct(mean(p.d))
+	}
+	return n
+}
+
 // pairedRow fills r's interval from the pairs: mean difference, t(n-1) interval of the
 // pairs' differences (their variance plus what rounding hides), widened for rounding.
 func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
@@ -104,13 +117,7 @@ func (c *Comparison) pairedRow(r *Row, sa, sb side, scale float64) {
 		c.duetRow(r, p, scale)
 		return
 	}
-	n := len(p.d)
-	r.Pairs, r.RunsA, r.RunsB = &n, n, n
-	if n > 0 {
-		va, vb := math.Exp(mean(p.ya))/scale, math.Exp(mean(p.yb))/scale
-		r.A, r.B = &va, &vb
-		r.DeltaPct = pct(mean(p.d))
-	}
+	n := p.fill(r, scale)
 	if n >= 2 {
 		noise := pct(math.Sqrt(variance(p.d) / 2)) // one run's noise once its partner is known
 		r.PairCVPct = noise
@@ -188,13 +195,7 @@ func (f slotFit) interval(u2, level float64) (float64, float64) {
 // change, the slot's effect, one run's noise once its partner and slot are known, and
 // the interval.
 func (c *Comparison) duetRow(r *Row, p pairedSide, scale float64) {
-	n := len(p.d)
-	r.Pairs, r.RunsA, r.RunsB = &n, n, n
-	if n > 0 {
-		va, vb := math.Exp(mean(p.ya))/scale, math.Exp(mean(p.yb))/scale
-		r.A, r.B = &va, &vb
-		r.DeltaPct = pct(mean(p.d))
-	}
+	n := p.fill(r, scale)
 	f, ok := fitSlots(p.d, p.slot)
 	if !ok {
 		r.Reason = fmt.Sprintf("%d duet(s) with this figure, %d with B in slot 1 and %d in slot 2: a duet series is analysed with the slot as a factor, which needs both slots and 3 duets", n, f.n1, f.n2)

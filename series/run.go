@@ -320,15 +320,8 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 			if c.OnRun != nil {
 				c.OnRun(s, *ent)
 			}
-			if err := s.save(c.Dir); err != nil {
+			if err := s.afterFailure(ctx, c.Dir, lastFailed == side+kind, fmt.Sprintf("%s run %s", side, ent.Dir), runErr); err != nil {
 				return err
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if lastFailed == side+kind {
-				s.Outcome = &Outcome{Reason: "failed", Detail: runErr.Error()}
-				return fmt.Errorf("%w (%s run %s): %v", ErrRunFailedTwice, side, ent.Dir, runErr)
 			}
 			lastFailed = side + kind
 			continue
@@ -355,6 +348,22 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		}
 	}
 	s.finish(look)
+	return nil
+}
+
+// afterFailure saves the state after a failed run (or duet), what: and stops the series
+// when the user stopped it, or when the same run failed twice in a row (twice).
+func (s *State) afterFailure(ctx context.Context, dir string, twice bool, what string, cause error) error {
+	if err := s.save(dir); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if twice {
+		s.Outcome = &Outcome{Reason: "failed", Detail: cause.Error()}
+		return fmt.Errorf("%w (%s): %v", ErrRunFailedTwice, what, cause)
+	}
 	return nil
 }
 
@@ -560,15 +569,8 @@ func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.Sequential
 					c.OnRun(s, *e)
 				}
 			}
-			if err := s.save(c.Dir); err != nil {
+			if err := s.afterFailure(ctx, c.Dir, failedLast, fmt.Sprintf("duet %d", k), failure); err != nil {
 				return err
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if failedLast {
-				s.Outcome = &Outcome{Reason: "failed", Detail: failure.Error()}
-				return fmt.Errorf("%w (duet %d): %v", ErrRunFailedTwice, k, failure)
 			}
 			failedLast = true
 			continue
