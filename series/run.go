@@ -258,14 +258,19 @@ func firstLook(c Config) int {
 	return c.Plan.MinRuns
 }
 
+// lookDue looks when both sides have the same number of measured runs, first or
+// more; otherwise look stands.
+func (s *State) lookDue(c Config, plan analyze.SequentialPlan, first int, look *analyze.Look) (*analyze.Look, error) {
+	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= first {
+		return s.look(c, plan)
+	}
+	return look, nil
+}
+
 func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
-	var look *analyze.Look
-	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= c.Plan.MinRuns {
-		l, err := s.look(c, plan)
-		if err != nil {
-			return err
-		}
-		look = l
+	look, err := s.lookDue(c, plan, c.Plan.MinRuns, nil)
+	if err != nil {
+		return err
 	}
 	lastFailed := ""
 	startPairs := s.Done("A", Measured)
@@ -339,12 +344,10 @@ func (s *State) loop(ctx context.Context, c Config, plan analyze.SequentialPlan)
 		if err := s.save(c.Dir); err != nil {
 			return err
 		}
-		if n := s.Done("A", Measured); kind == Measured && n == s.Done("B", Measured) && n >= c.Plan.MinRuns {
-			l, err := s.look(c, plan)
-			if err != nil {
+		if kind == Measured {
+			if look, err = s.lookDue(c, plan, c.Plan.MinRuns, look); err != nil {
 				return err
 			}
-			look = l
 		}
 	}
 	s.finish(look)
@@ -486,14 +489,10 @@ func (s *State) finish(l *analyze.Look) {
 // stood out) keeps its number and so its placement. A duet counts only whole: when
 // either run fails, both are moved to excluded/ and the duet runs again.
 func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
-	var look *analyze.Look
 	first := firstLook(c)
-	if n := s.Done("A", Measured); n == s.Done("B", Measured) && n >= first {
-		l, err := s.look(c, plan)
-		if err != nil {
-			return err
-		}
-		look = l
+	look, err := s.lookDue(c, plan, first, nil)
+	if err != nil {
+		return err
 	}
 	failedLast := false
 	startPairs := s.Done("A", Measured)
@@ -593,12 +592,10 @@ func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.Sequential
 		if err := s.save(c.Dir); err != nil {
 			return err
 		}
-		if n := s.Done("A", Measured); kind == Measured && n == s.Done("B", Measured) && n >= first {
-			l, err := s.look(c, plan)
-			if err != nil {
+		if kind == Measured {
+			if look, err = s.lookDue(c, plan, first, look); err != nil {
 				return err
 			}
-			look = l
 		}
 	}
 	s.finish(look)
