@@ -512,6 +512,8 @@ type Advice struct {
 	// Paired: CVPct is the within-pair noise of a series' pairs, and the run counts
 	// are pairs (one run per build each) under the paired interval.
 	Paired bool
+	// Duet: the pairs are a duet series' (the slot a factor: n-2 degrees of freedom).
+	Duet bool
 }
 
 func advise(c *Comparison) *Advice {
@@ -527,12 +529,16 @@ func advise(c *Comparison) *Advice {
 		return nil
 	}
 	if ref.PairCVPct != nil {
-		a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.PairCVPct, Paired: true}
-		for _, n := range []int{2, 3, 5} {
-			a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), 100 * (math.Exp(halfWidth(math.Log1p(a.CVPct/100), n, pairedDF)) - 1)})
+		a := &Advice{Collection: ref.Collection, Metric: ref.Metric, CVPct: *ref.PairCVPct, Paired: true, Duet: c.Duet()}
+		df, counts := pairedDF, []int{2, 3, 5}
+		if a.Duet { // the slot as a factor: n-2 degrees of freedom, an interval from 3 duets
+			df, counts = duetDF, []int{4, 6, 8}
+		}
+		for _, n := range counts {
+			a.HalfWidths = append(a.HalfWidths, [2]float64{float64(n), 100 * (math.Exp(halfWidth(math.Log1p(a.CVPct/100), n, df)) - 1)})
 		}
 		for _, e := range []float64{5, 10} {
-			if n := pairsToResolve(a.CVPct, e, c.Options.ThresholdPct); n > 0 {
+			if n := toResolve(a.CVPct, e, c.Options.ThresholdPct, df); n > 0 {
 				a.RunsToClear = append(a.RunsToClear, [2]float64{e, float64(n)})
 			}
 		}
@@ -570,6 +576,9 @@ func toResolve(noisePct, effectPct, thresholdPct float64, df func(int) float64) 
 	}
 	s := math.Log1p(noisePct / 100)
 	for n := 2; n <= 1000; n++ {
+		if df(n) < 1 { // no interval yet (a duet series' at 2 duets)
+			continue
+		}
 		if halfWidth(s, n, df) <= room {
 			return n
 		}

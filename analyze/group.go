@@ -427,6 +427,9 @@ func detail(field, a, b string) string {
 		return "remote and embedded runs of one build (the same build label) are compared as the transport's cost; " +
 			"runs of different builds in different target modes are not comparable"
 	}
+	if field == "duet" && strings.HasPrefix(a, "yes") && strings.HasPrefix(b, "yes") {
+		return "duets whose writers were pinned apart and duets whose writers shared the CPUs (--duet-placement) run on different machines, in effect: compare duets placed alike"
+	}
 	if field == "duet" {
 		return "a duet's run shares the machine with its partner's (ab --duet) and a run made alone has it to itself: " +
 			"compare duet runs with duet runs and sequential runs with sequential runs"

@@ -226,6 +226,10 @@ func pairsToResolve(noisePct, effectPct, thresholdPct float64) int {
 // pairedDF is the paired interval's degrees of freedom with n pairs.
 func pairedDF(n int) float64 { return float64(n - 1) }
 
+// duetDF is a duet series' interval's degrees of freedom with n duets (the slot is a
+// factor too).
+func duetDF(n int) float64 { return float64(n - 2) }
+
 // pairedInterval is the t(n-1) interval (confidence level) of the mean of the pairs'
 // log differences d, each difference's variance including u2 (what rounding hides).
 func pairedInterval(d []float64, u2, level float64) (float64, float64) {

@@ -213,7 +213,11 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 				slot = fmt.Sprintf(" (%s mean: a run in slot 2 took %s against slot 1)", c.Dominant, SignedPct(*r.SlotPct)+" %")
 			}
 		}
-		out = append(out, fmt.Sprintf("duets: %d duets of the series (each run of A with the run of B made at the same time, in lock-step, each writer on its own CPU set, the slots alternating); each row's interval is t(n-2) over the duets' log differences with the slot as a factor, so the machine's noise that fell on both runs of a duet and the slots' difference%s are not in it", n, slot))
+		placed := "each writer on its own CPU set"
+		if m := c.B.Runs[0].Manifest; m.Duet != nil && m.Duet.CPUs == "" {
+			placed = "both writers on every CPU (the slot: which of the duet's two places a run had)"
+		}
+		out = append(out, fmt.Sprintf("duets: %d duets of the series (each run of A with the run of B made at the same time, in lock-step, "+placed+", the slots alternating); each row's interval is t(n-2) over the duets' log differences with the slot as a factor, so the machine's noise that fell on both runs of a duet and the slots' difference%s are not in it", n, slot))
 	} else if n > 0 {
 		out = append(out, fmt.Sprintf("paired: %d pairs of the series (each run of A with the run of B beside it in time); each row's interval is t over its pairs' log differences, so the machine's drift between pairs is not in it", n))
 	}
@@ -245,6 +249,9 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	unit, noise := "runs per build", "between-run variation"
 	if a.Paired {
 		unit, noise = "pairs", "within-pair noise (one run's, once its pair partner is known)"
+	}
+	if a.Duet {
+		unit, noise = "duets", "within-duet noise (one run's, once its partner and slot are known)"
 	}
 	var widths []string
 	for i, w := range a.HalfWidths {
@@ -343,7 +350,11 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		}
 		p("warmstat compare: %s\n", title)
 	}
-	p("interval: 95 %% %s across runs; noise threshold ±%s %%; quantiles %s\n", c.Options.Method, Fixed(c.Options.ThresholdPct, 1), c.Options.Quantiles)
+	method := string(c.Options.Method)
+	if c.Duet() {
+		method += " over duets with the slot as a factor, t(n-2)"
+	}
+	p("interval: 95 %% %s across runs; noise threshold ±%s %%; quantiles %s\n", method, Fixed(c.Options.ThresholdPct, 1), c.Options.Quantiles)
 	if c.Options.Method.Bootstrap() {
 		p("(%d resamples, seed %d; bootstrap intervals are anti-conservative below ~10 runs per build)\n", c.Options.Resamples, c.Options.Seed)
 	}

@@ -335,7 +335,7 @@ func (a *SeriesAnswer) Words() []string { return a.words(Text) }
 func (a *SeriesAnswer) words(f Format) []string {
 	var out []string
 	if m := a.MachineTime; m != nil && a.Duet {
-		out = append(out, fmt.Sprintf("machine time: %s for %s, two runs at a time (duets), %s per run on average, %s of it outside the load and goLive (%s)",
+		out = append(out, fmt.Sprintf("machine time: %s for %s, two at a time (duets): %s per duet on average, %s of it outside the load and goLive (%s)",
 			wholeSeconds(m.TotalS), Plural(m.Runs, "run"), wholeSeconds(m.PerRunS), wholeSeconds(m.OutsideS), m.Outside))
 	} else if m != nil {
 		out = append(out, fmt.Sprintf("machine time: %s in %s, %s per run on average, %s of it outside the load and goLive (%s)",

@@ -177,7 +177,7 @@ var conditionNames = map[string]string{
 	"server-heap": "writer", "reader-heap": "reader", "server-version": "server", "loader": "loader", "target-mode": "target",
 	"storage-compress": "storage.compress", "cache": "cache", "traffic-recording": "traffic-recording", "batch-size": "batch",
 	"cap": "cap", "collections": "collections", "prefetch": "prefetch", "dataset": "dataset", "cores": "cores", "memory-limit": "memory",
-	"writer-profile": "writer profile", "writer-warm-up": "writer warm-up", "writer-jvm-options": "writer JVM options",
+	"writer-profile": "writer profile", "writer-warm-up": "writer warm-up", "writer-jvm-options": "writer JVM options", "duet": "duet",
 }
 
 // TableJSON is the stable JSON shape of a table.
@@ -240,7 +240,7 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 		if len(vals) > 1 {
 			condCols = append(condCols, f)
 		} else if f == "writer-profile" && first == "none" || f == "writer-warm-up" && first == "0 loads" ||
-			f == "writer-jvm-options" && first == "none" {
+			f == "writer-jvm-options" && first == "none" || f == "duet" && first == "no (alone)" {
 			continue // as runs normally are: no caption
 		} else if first != "" {
 			caption = append(caption, conditionCaption(name, first))

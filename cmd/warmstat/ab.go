@@ -68,6 +68,7 @@ func abCommand() *cli.Command {
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the answer: text | md | json (with md or json only the answer goes to stdout; the runs, looks, compare and table to stderr)"},
 			&cli.IntFlag{Name: "pairs", Usage: "a fixed-size series of exactly N pairs (2 to 100), no early stop: each machine of a fleet runs the same, and warmstat combine judges them together"},
+			&cli.IntFlag{Name: "stop-after", Usage: "run at most N more pairs (duets) in this invocation, then stop with the series unfinished (exit 0); the same command continues it: a series in sittings, or interleaved with another"},
 		}, seriesFlags()...),
 		Action: action(runAB),
 	}
@@ -98,7 +99,6 @@ func seriesFlags() []cli.Flag {
 		&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
 		&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
 		&cli.StringFlag{Name: "duet-placement", Value: "split", Usage: "with --duet: split (each writer pinned to its half of the CPUs, told its CPU count) | shared (both writers on every CPU, placed by the kernel)"},
-		&cli.IntFlag{Name: "stop-after", Usage: "run at most N more pairs (duets) in this invocation, then stop with the series unfinished (exit 0); the same command continues it: a series in sittings, or interleaved with another"},
 		&cli.BoolFlag{Name: "duet", Usage: "every pair is a duet: both builds replay the workload at once, in lock-step by batch, each writer pinned to half the CPUs, the halves alternating pair by pair (needs --replay or --workload; compared only with duet runs)"},
 	), writerProfileFlags()...)
 }
@@ -150,8 +150,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	if plan.Duet && plan.MaxRuns < 4 {
-		fmt.Fprintf(cmd.Root().ErrWriter, "warning: a duet series is analysed with the slot as a factor (n-2 degrees of freedom): at %d duets it cannot judge; --max-runs (or --pairs) 4 or more\n", plan.MaxRuns)
-	} else if plan.Method() == analyze.Paired && plan.MaxRuns < 3 {
+		return usageError(cmd, "a duet series of %d duets: it is analysed with the slot as a factor (n-2 degrees of freedom) and looks first at 4 duets, two in each placement; give --max-runs (or --pairs) 4 or more", plan.MaxRuns)
+	}
+	if plan.Method() == analyze.Paired && plan.MaxRuns < 3 {
 		fmt.Fprintf(cmd.Root().ErrWriter, "warning: a paired series of %d pairs judges at its only look on an interval of one degree of freedom, so wide it rarely resolves anything; --max-runs 3 or more\n", plan.MaxRuns)
 	}
 	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil { // a bad profiler flag, before any run
@@ -482,16 +483,14 @@ func (ss *seriesSettings) basePlan() series.Plan {
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired"), Duet: ss.duet()}
 }
 
-// duetCondition is a duet series' CPU sets in its plan's conditions (a resumed series
-// must place its writers as it began); nothing for a sequential series.
+// duetCondition is a duet series' placement in its plan's conditions (a resumed series
+// must place its writers as it began): how, not which CPUs — those are the machine's,
+// and a fleet's machines may differ in cores. Nothing for a sequential series.
 func (ss *seriesSettings) duetCondition() string {
 	if !ss.duet() {
 		return ""
 	}
-	if ss.cpus[0] == nil {
-		return " duet-cpus=shared"
-	}
-	return fmt.Sprintf(" duet-cpus=%s|%s", evitaserver.FormatCPUs(ss.cpus[0]), evitaserver.FormatCPUs(ss.cpus[1]))
+	return " duet-placement=" + ss.cmd.String("duet-placement")
 }
 
 // config is the series of plan in dir: every run a spawn-mode load of its side; with

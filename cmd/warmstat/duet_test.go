@@ -33,7 +33,7 @@ func TestABDuet(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "duet")
 	args := []string{"ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref, "--out", dir,
-		"--pairs", "3", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--target-mode", "embedded", "--duet", "--format", "json"}
+		"--pairs", "4", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--target-mode", "embedded", "--duet", "--format", "json"}
 	out, stderr, code := runCLI(t, append(args, "--stop-after", "1")...)
 	if code != 0 || out != "" || !strings.Contains(stderr, "stopped after 1 pair as asked (--stop-after): 1 of the series' pairs done; the same command continues it") {
 		t.Fatalf("first sitting: exit %d\n%s\n%s", code, out, stderr)
@@ -46,7 +46,7 @@ func TestABDuet(t *testing.T) {
 		t.Fatalf("the continued series:\n%s", stderr)
 	}
 	st, err := series.Read(dir)
-	if err != nil || st == nil || !st.Plan.Duet || st.Outcome == nil || st.Outcome.Reason != "fixed-size" || st.Done("A", series.Measured) != 3 {
+	if err != nil || st == nil || !st.Plan.Duet || st.Outcome == nil || st.Outcome.Reason != "fixed-size" || st.Done("A", series.Measured) != 4 {
 		t.Fatalf("series.json: %v %+v", err, st)
 	}
 	// the entries come in duets: partners, the slot-1 run first, A in slot 1 in odd pairs
@@ -69,7 +69,7 @@ func TestABDuet(t *testing.T) {
 	// their writers were placed apart
 	runs := map[string]*runfmt.Manifest{}
 	for _, side := range []string{"A", "B"} {
-		for k := 1; k <= 3; k++ {
+		for k := 1; k <= 4; k++ {
 			m, err := runfmt.ReadManifest(filepath.Join(dir, side, "run-"+strconv.Itoa(k), runfmt.ManifestFile))
 			if err != nil {
 				t.Fatal(err)
@@ -127,6 +127,11 @@ func TestABDuet(t *testing.T) {
 	if _, stderr, code := runCLI(t, "compare", filepath.Join(dir, "A"), filepath.Dir(alone)); code != 3 || !strings.Contains(stderr, "duet") {
 		t.Fatalf("duet runs against a run made alone: exit %d\n%s", code, stderr)
 	}
+	// a table may put them side by side, but never silently: the condition gets its column
+	if out, _, code := runCLI(t, "table", "--group", filepath.Join(dir, "A"), filepath.Dir(alone)); code != 0 ||
+		!strings.Contains(out, "yes (writers pinned apart)") || !strings.Contains(out, "no (alone)") {
+		t.Fatalf("a table of duet runs beside a run made alone: exit %d\n%s", code, out)
+	}
 }
 
 // A duet's refusals, before any server starts: it replays (no live source), it is
@@ -141,6 +146,7 @@ func TestABDuetRefusals(t *testing.T) {
 		{[]string{"--pristine", tmp, "--catalog", "shop"}, "--duet replays one workload in both writers at once: it needs --replay or --workload"},
 		{[]string{"--workload", wl, "--unpaired"}, "--duet is analysed by its duets (paired, with the slot as a factor): --unpaired does not apply"},
 		{[]string{"--workload", wl, "--stop-after", "-1"}, "--stop-after"},
+		{[]string{"--workload", wl, "--duet-placement", "apart"}, "--duet-placement \"apart\": split or shared"},
 	} {
 		args := append([]string{"ab", "--a", "2026.2.2", "--b", "2026.2.3", "--duet", "--out", filepath.Join(tmp, "s")}, c.args...)
 		_, stderr, code := runCLI(t, args...)
