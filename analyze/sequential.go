@@ -249,10 +249,10 @@ const maxPlanRuns = 100
 func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
 	noise, df := r.CVPct, func(m int) float64 { return float64(2*m - 2) }
 	if r.Pairs != nil { // paired: the within-pair noise, t(pairs - 1)
-		noise, df = r.PairCVPct, func(m int) float64 { return float64(m - 1) }
+		noise, df = r.PairCVPct, pairedDF
 	}
 	if r.SlotPct != nil { // a duet's: the noise once the slot is known, t(pairs - 2)
-		df = func(m int) float64 { return float64(m - 2) }
+		df = duetDF
 	}
 	if noise == nil || r.DeltaPct == nil {
 		return nil

@@ -92,21 +92,6 @@ func startPinned(cmd *exec.Cmd, cpus []int, exited <-chan struct{}) error {
 	return <-done
 }
 
-// CPUsAllowed is the CPU list a process may run on, as the kernel has it
-// (/proc/PID/status Cpus_allowed_list): the proof of a JVM's placement.
-func CPUsAllowed(pid int) (string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	return "", fmt.Errorf("/proc/%d/status names no Cpus_allowed_list", pid)
-}
-
 // CPUsAllowedThreads is the CPU lists of every thread of a process, each list with how
 // many threads have it ("0: 41 threads"): a JVM pinned whole has one.
 func CPUsAllowedThreads(pid int) (map[string]int, error) {

@@ -193,7 +193,7 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		m.Timings.LoopOverheadNs = &o
 	}
 	if loadErr == nil && c.Duet != nil { // goLive when both loads have ended
-		if err := c.Duet.meet(ctx, "goLive", &c.Duet.rec.GoLiveWait); err != nil {
+		if err := c.Duet.meet(ctx, "goLive", &c.Duet.rec.GoLiveWaitNs); err != nil {
 			loadErr = &AbortError{Where: "before goLive", Err: err}
 		}
 	}

@@ -116,13 +116,13 @@ type Duet struct {
 	// Slot is the run's place in the duet, 1 or 2: the CPU set its writer had (the
 	// first or second half of the machine's CPUs). A series alternates it pair by
 	// pair and analyses it as a factor.
-	Slot        int    `json:"slot"`
-	CPUs        string `json:"cpus"`         // the writer's CPU set as asked ("0", "0-3")
-	CPUsAllowed string `json:"cpus_allowed"` // as the kernel had it for every writer thread when the load began ("" unknown)
-	StartWaitNs int64  `json:"start_wait_ns"`
-	BatchWaitNs int64  `json:"batch_wait_ns"`
-	BatchWaits  int64  `json:"batch_waits"` // the batch boundaries met (every one a barrier)
-	GoLiveWait  int64  `json:"golive_wait_ns"`
+	Slot         int    `json:"slot"`
+	CPUs         string `json:"cpus"`         // the writer's CPU set as asked ("0", "0-3")
+	CPUsAllowed  string `json:"cpus_allowed"` // as the kernel had it for every writer thread when the load began ("" unknown)
+	StartWaitNs  int64  `json:"start_wait_ns"`
+	BatchWaitNs  int64  `json:"batch_wait_ns"`
+	BatchWaits   int64  `json:"batch_waits"` // the batch boundaries met (every one a barrier)
+	GoLiveWaitNs int64  `json:"golive_wait_ns"`
 }
 
 // Source modes (Source.Mode).
@@ -511,7 +511,7 @@ func (m *Manifest) validate() error {
 			return ferr("duet.partner", "required: a duet run names its partner run")
 		case d.Slot != 1 && d.Slot != 2:
 			return ferr("duet.slot", "%d: a duet has slots 1 and 2", d.Slot)
-		case d.StartWaitNs < 0 || d.BatchWaitNs < 0 || d.BatchWaits < 0 || d.GoLiveWait < 0:
+		case d.StartWaitNs < 0 || d.BatchWaitNs < 0 || d.BatchWaits < 0 || d.GoLiveWaitNs < 0:
 			return ferr("duet", "negative wait")
 		}
 	}

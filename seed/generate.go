@@ -255,7 +255,7 @@ func (g *Generator) value(rng *rand.Rand, a Attribute, coll string, i int, pk in
 	switch a.Kind {
 	case "string":
 		switch {
-		case (a.Unique || a.Global) && a.Lengths != nil: // measured: the key keeps it unique, a word gives it its length
+		case keyedByLength(a): // measured: the key keeps it unique, a word gives it its length
 			key := "/" + strconv.Itoa(int(pk))
 			if loc != "" {
 				key = "/" + loc + key
@@ -331,6 +331,12 @@ func poolSize(distinct, n int64) int64 {
 	return max(distinct, int64(math.Round(hi)))
 }
 
+// keyedByLength: a unique or global string of a measured shape, made by value() to its
+// measured length with the primary key keeping it unique (attributes() keys the others).
+func keyedByLength(a Attribute) bool {
+	return (a.Unique || a.Global) && a.Lengths != nil && a.Kind == "string"
+}
+
 // pooledValue is value k of an attribute's pool: the same k gives the same value, of a
 // length drawn from the measured lengths.
 func (g *Generator) pooledValue(a Attribute, coll string, k int64, loc string) []byte {
@@ -391,7 +397,7 @@ func (g *Generator) attributes(rng *rand.Rand, attrs []Attribute, coll string, i
 		}
 		for _, loc := range locales {
 			v := g.value(rng, a, coll, i, pk, loc)
-			if (a.Global || (a.Unique && a.Kind == "string")) && a.Lengths == nil { // value() made a measured one
+			if (a.Global || (a.Unique && a.Kind == "string")) && !keyedByLength(a) { // value() made a measured one
 				v = evita.StringValue(fmt.Sprintf("/%s/%s/%s-%d", loc, strings.ToLower(coll), word(rng, 8), pk))
 			}
 			if localized[loc] == nil {

@@ -249,15 +249,6 @@ func (s *State) next(look *analyze.Look) (side, kind string, ok bool) {
 	return "B", Measured, true
 }
 
-// firstLook is the runs per side at which a series may look: the plan's minimum, or
-// a duet plan's first look (4 duets).
-func firstLook(c Config) int {
-	if c.Plan.Duet {
-		return max(c.Plan.MinRuns, min(4, c.Plan.MaxRuns))
-	}
-	return c.Plan.MinRuns
-}
-
 // lookDue looks when both sides have the same number of measured runs, first or
 // more; otherwise look stands.
 func (s *State) lookDue(c Config, plan analyze.SequentialPlan, first int, look *analyze.Look) (*analyze.Look, error) {
@@ -450,7 +441,9 @@ func (s *State) checkHealth(c Config) error {
 				e.Health = &h
 				if h.Outlier != "" && c.Plan.RerunOutliers && !e.Rerun {
 					e.Status, e.Reason = Replaced, "outlier: "+h.Outlier
-					s.owe(e.Side)
+					if !s.Plan.Duet { // a duet is run again whole, by its number
+						s.owe(e.Side)
+					}
 					if err := s.exclude(c.Dir, e, "replaced"); err != nil {
 						return err
 					}
@@ -489,7 +482,7 @@ func (s *State) finish(l *analyze.Look) {
 // stood out) keeps its number and so its placement. A duet counts only whole: when
 // either run fails, both are moved to excluded/ and the duet runs again.
 func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.SequentialPlan) error {
-	first := firstLook(c)
+	first := plan.FirstLook()
 	look, err := s.lookDue(c, plan, first, nil)
 	if err != nil {
 		return err
@@ -616,5 +609,4 @@ func (s *State) replaceDuetPartners(dir string) {
 			_ = s.exclude(dir, p, "replaced")
 		}
 	}
-	s.Owed = nil // a duet series owes whole duets, which its loop counts itself
 }
