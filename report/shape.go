@@ -39,14 +39,20 @@ func WriteShapeSummary(w io.Writer, p *seed.Profile) error {
 		if top > 0 {
 			fan = fmt.Sprintf("%s %s", topName, numfmt.Group(strconv.FormatInt(top, 10)))
 		}
+		entangled := "-"
+		if e := c.Entangled; e != nil {
+			entangled = fmt.Sprintf("%s (%.3g × %s)", numfmt.Group(strconv.FormatFloat(e.ScannedPerEntity, 'f', 0, 64)),
+				e.ApplicationsPerEntity, numfmt.Group(strconv.FormatFloat(e.ScannedPerApplication, 'f', 0, 64)))
+		}
 		entities := c.MeasuredOn
 		if entities == 0 { // a hand-written profile: its count at scale 1
 			entities = int64(c.Count)
 		}
 		rows = append(rows, []string{c.Name, numfmt.Group(strconv.FormatInt(entities, 10)), fmt.Sprintf("%d/%d", present, len(c.Attributes)),
-			strconv.FormatFloat(refs, 'f', 1, 64), prices, fan})
+			strconv.FormatFloat(refs, 'f', 1, 64), prices, fan, entangled})
 	}
-	return Table(w, Text, 1, []string{"collection", "entities", "attributes", "references/entity", "prices/entity", "largest fan-in"}, rows)
+	return Table(w, Text, 1, []string{"collection", "entities", "attributes", "references/entity", "prices/entity", "largest fan-in",
+		"back-refs scanned/entity"}, rows)
 }
 
 // WriteShapeDifferences lists where one shape strays from another (shape.Compare).

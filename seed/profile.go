@@ -86,12 +86,32 @@ type Collection struct {
 	// LocalesPerEntity: how many locales an entity's localized data uses (measured).
 	LocalesPerEntity *Dist `json:"locales_per_entity,omitempty"`
 	// HierarchyDepth (a root is 0) and HierarchyChildren (children per entity), measured.
-	HierarchyDepth    *Dist            `json:"hierarchy_depth,omitempty"`
-	HierarchyChildren *Dist            `json:"hierarchy_children,omitempty"`
-	Attributes        []Attribute      `json:"attributes"`
-	AssociatedData    []AssociatedData `json:"associated_data,omitempty"`
-	Prices            *Prices          `json:"prices,omitempty"`
-	References        []Reference      `json:"references,omitempty"`
+	HierarchyDepth    *Dist `json:"hierarchy_depth,omitempty"`
+	HierarchyChildren *Dist `json:"hierarchy_children,omitempty"`
+	// Entangled is what this collection's references cost the entities they point at,
+	// measured in load order (descriptive: the generator does not read it).
+	Entangled      *Entangled       `json:"entangled,omitempty"`
+	Attributes     []Attribute      `json:"attributes"`
+	AssociatedData []AssociatedData `json:"associated_data,omitempty"`
+	Prices         *Prices          `json:"prices,omitempty"`
+	References     []Reference      `json:"references,omitempty"`
+}
+
+// Entangled counts the size-dependent work a collection's references cause on the
+// entities they point at. A reference whose target holds its reflected counterpart
+// makes the engine apply a mutation to that target (an application), and each
+// application checks the target's whole reference container, which holds one
+// back-reference per entity already pointing at it. So the work grows with the
+// catalog: ScannedPerEntity is applications × back-references met, per entity of the
+// collection, taken in load order at the measured catalog's own scale. evitaDB counted
+// the same two figures on a production catalog (issue #1531: 16.7 applications per
+// fact entity, 734.8 references scanned per application, at 20,000 facts).
+type Entangled struct {
+	// ApplicationsPerEntity: references per entity whose target holds the reflected side.
+	ApplicationsPerEntity float64 `json:"applications_per_entity"`
+	// ScannedPerApplication: back-references the target held when the reference arrived.
+	ScannedPerApplication float64 `json:"scanned_per_application"`
+	ScannedPerEntity      float64 `json:"scanned_per_entity"`
 }
 
 // Attribute kinds: string, text (long, not indexed), int, long, bool, decimal, datetime, range.

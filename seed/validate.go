@@ -113,6 +113,9 @@ func (p *Profile) Validate() error {
 		case col.MeasuredOn < 0:
 			c.fail(at+".measured_on", "%s: negative measured_on %d", col.Name, col.MeasuredOn)
 		}
+		if e := col.Entangled; e != nil && (e.ApplicationsPerEntity < 0 || e.ScannedPerApplication < 0 || e.ScannedPerEntity < 0) {
+			c.fail(at+".entangled", "%s: a negative count", col.Name)
+		}
 		checkDist(&c, at+".locales_per_entity", col.Name, col.LocalesPerEntity)
 		checkDist(&c, at+".hierarchy_depth", col.Name, col.HierarchyDepth)
 		checkDist(&c, at+".hierarchy_children", col.Name, col.HierarchyChildren)

@@ -186,6 +186,16 @@ func Compare(got, want *seed.Profile) []Difference {
 			add(cw.Name, "entities at scale 1", fmt.Sprint(cg.Count), fmt.Sprint(cw.Count), "exact")
 		}
 		attrs(cw.Name, cg.Attributes, cw.Attributes)
+		// back-references met per entity are the sum over targets of f(f-1)/2 for each
+		// target's fan-in f (whatever the order), so they follow the largest fan-ins
+		if ew := cw.Entangled; ew != nil {
+			switch eg := cg.Entangled; {
+			case eg == nil:
+				add(cw.Name, "back-references scanned per entity", "none", fmt.Sprint(ew.ScannedPerEntity), "25 %")
+			case !near(eg.ScannedPerEntity, ew.ScannedPerEntity, topRel, fanAbs):
+				add(cw.Name, "back-references scanned per entity", fmt.Sprint(eg.ScannedPerEntity), fmt.Sprint(ew.ScannedPerEntity), "25 % or 3")
+			}
+		}
 		for _, rw := range cw.References {
 			where := cw.Name + "." + rw.Name
 			rg, ok := named(cg.References, rw.Name, func(r seed.Reference) string { return r.Name })

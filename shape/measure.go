@@ -68,6 +68,13 @@ type collStats struct {
 	lists          map[string]bool
 	parent         map[int32]int32
 	localized      bool
+	// reflectedIn names, per reference of this collection whose target holds its
+	// reflected side, that target; backRefs (shared by all collections) counts the
+	// back-references each target holds so far, in load order
+	reflectedIn  map[string]string
+	backRefs     map[string]map[int32]int64
+	applications int64
+	backRefsMet  int64
 }
 
 func newAttr() *attrStats { return &attrStats{lengths: counts{}, distinct: newDistinct()} }
@@ -83,6 +90,19 @@ func Measure(r *workload.Reader, opt Options) (*seed.Profile, error) {
 		return nil, err
 	}
 	stats := map[string]*collStats{}
+	reflectedIn, backRefs := map[string]map[string]string{}, map[string]map[int32]int64{}
+	for _, t := range r.EntitySchemas() {
+		for _, back := range t.GetReferences() {
+			if name := back.GetReflectedReferenceName(); name != nil {
+				owner := back.GetEntityType()
+				if reflectedIn[owner] == nil {
+					reflectedIn[owner] = map[string]string{}
+				}
+				reflectedIn[owner][name.GetValue()] = t.GetName()
+				backRefs[t.GetName()] = map[int32]int64{}
+			}
+		}
+	}
 	for {
 		c, err := r.NextCollection()
 		if err == io.EOF {
@@ -92,7 +112,8 @@ func Measure(r *workload.Reader, opt Options) (*seed.Profile, error) {
 			return nil, err
 		}
 		st := &collStats{attrs: map[string]*attrStats{}, data: map[string]*attrStats{}, refs: map[string]*refStats{},
-			locales: counts{}, prices: counts{}, lists: map[string]bool{}, parent: map[int32]int32{}}
+			locales: counts{}, prices: counts{}, lists: map[string]bool{}, parent: map[int32]int32{},
+			reflectedIn: reflectedIn[c.Name], backRefs: backRefs}
 		stats[c.Name] = st
 		for {
 			pk, req, err := r.Next()
@@ -212,6 +233,12 @@ func (st *collStats) entity(coll string, pk int32, req []byte) error {
 			rs.refs++
 			rs.fanIn[ins.GetReferencePrimaryKey()]++
 			perRef[ins.GetReferenceName()]++
+			if target, ok := st.reflectedIn[ins.GetReferenceName()]; ok {
+				held := st.backRefs[target]
+				st.applications++
+				st.backRefsMet += held[ins.GetReferencePrimaryKey()]
+				held[ins.GetReferencePrimaryKey()]++
+			}
 		case *pb.GrpcLocalMutation_SetReferenceGroupMutation:
 			st.ref(m.SetReferenceGroupMutation.GetReferenceName()).grouped++
 		case *pb.GrpcLocalMutation_ReferenceAttributeMutation:
@@ -282,6 +309,11 @@ func (s *attrStats) value(v []byte) {
 func (st *collStats) fill(c *seed.Collection, all map[string]*collStats) {
 	c.MeasuredOn = st.entities
 	c.Source = "measured on " + plural(st.entities, "entity", "entities")
+	if st.applications > 0 {
+		c.Entangled = &seed.Entangled{ApplicationsPerEntity: round(float64(st.applications) / float64(st.entities)),
+			ScannedPerApplication: round(float64(st.backRefsMet) / float64(st.applications)),
+			ScannedPerEntity:      round(float64(st.backRefsMet) / float64(st.entities))}
+	}
 	if st.localized {
 		c.LocalesPerEntity = st.locales.dist()
 	}

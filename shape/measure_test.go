@@ -2,6 +2,7 @@ package shape
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -133,6 +134,36 @@ func TestMeasureGeneratedCatalog(t *testing.T) {
 	cat := ref(t, product, "categories")
 	if cat.Min != 1 || cat.Max > 3 || cat.Index != "partitioning" || cat.ReflectedIndex != "filtering" {
 		t.Errorf("categories: min %d max %d index %q reflected_index %q", cat.Min, cat.Max, cat.Index, cat.ReflectedIndex)
+	}
+	// back-references met: for each target of a reference with a reflected side, the
+	// n-th entity pointing at it meets n-1, so a target of fan-in f adds f(f-1)/2,
+	// whatever the order — counted here from the generator, not from the measurement
+	fanIn := map[string]int64{}
+	var applications int64
+	pc := def.Collections[slices.IndexFunc(def.Collections, func(c seed.Collection) bool { return c.Name == "Product" })]
+	reflected := map[string]bool{}
+	for _, r := range pc.References {
+		reflected[r.Name] = r.Reflected != ""
+	}
+	for i := range g.Count("Product") {
+		for _, r := range g.Entity(pc, i).GetReferences() {
+			if reflected[r.GetReferenceName()] {
+				applications++
+				fanIn[r.GetReferencedEntityReference().GetEntityType()+"/"+fmt.Sprint(r.GetReferencedEntityReference().GetPrimaryKey())]++
+			}
+		}
+	}
+	var met int64
+	for _, f := range fanIn {
+		met += f * (f - 1) / 2
+	}
+	n := float64(product.MeasuredOn)
+	if e := product.Entangled; e == nil || math.Abs(e.ApplicationsPerEntity-float64(applications)/n) > 0.01 ||
+		math.Abs(e.ScannedPerEntity-float64(met)/n)/(float64(met)/n) > 0.001 || e.ScannedPerApplication < 10 {
+		t.Errorf("Product entangled %+v; the generated catalog: %d applications, %d back-references met, over %g products", product.Entangled, applications, met, n)
+	}
+	if c := collection(t, p, "Voucher"); c.Entangled != nil {
+		t.Errorf("Voucher references nothing with a reflected side, yet entangled %+v", c.Entangled)
 	}
 	validity := attr(t, cat.Attributes, "assignmentValidity")
 	if validity.Kind != "range" || math.Abs(validity.Share-0.2) > 0.04 {

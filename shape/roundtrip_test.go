@@ -60,7 +60,7 @@ func TestCompareFindsAChangedShape(t *testing.T) {
 	for _, d := range Compare(changed, first) {
 		found[d.Where+" "+d.What] = true
 	}
-	for _, want := range []string{"Product.parameterValues per entity p50", "Product.parameterValues largest fan-in", "Product.name lengths p50"} {
+	for _, want := range []string{"Product.parameterValues per entity p50", "Product.parameterValues largest fan-in", "Product.name lengths p50", "Product back-references scanned per entity"} {
 		if !found[want] {
 			t.Errorf("Compare missed %q; it found %v", want, found)
 		}
