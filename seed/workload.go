@@ -1,7 +1,9 @@
 package seed
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/warmstat/warmstat/evita"
@@ -14,8 +16,11 @@ import (
 // workload file, as extract would read it from a seeded server: the profile's schema,
 // then every entity's upsert request, collection by collection in the profile's order.
 // No server is involved, so what a workload is measured for (a shape, a replay) can be
-// had of a generated catalog in seconds.
-func WriteWorkload(path, catalog string, p *Profile, scale float64, seed uint64) (workload.Info, error) {
+// had of a generated catalog in seconds, and a catalog too large for a seeding server
+// beside its writer (production size on one machine) needs only the writer. A stopped
+// ctx removes what was written. Progress, if set, gets a line (\r-updated) every 2,000
+// entities.
+func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale float64, seed uint64, progress io.Writer) (workload.Info, error) {
 	if err := p.Validate(); err != nil {
 		return workload.Info{}, err
 	}
@@ -38,6 +43,11 @@ func WriteWorkload(path, catalog string, p *Profile, scale float64, seed uint64)
 	for _, s := range schemas {
 		byName[s.GetName()] = s
 	}
+	var total, done int64
+	for _, n := range counts {
+		total += n
+	}
+	start := time.Now()
 	for _, c := range p.Collections {
 		begin := time.Now()
 		if err := w.Begin(c.Name, counts[c.Name]); err != nil {
@@ -46,6 +56,10 @@ func WriteWorkload(path, catalog string, p *Profile, scale float64, seed uint64)
 		}
 		plan := evita.CopyPlan{Reflected: evita.ReflectedNames(byName[c.Name]), WithPrices: c.Prices != nil}
 		for i := range g.Count(c.Name) {
+			if err := ctx.Err(); err != nil {
+				w.Abort()
+				return workload.Info{}, err
+			}
 			e := g.Entity(c, i)
 			req, err := evita.UpsertRequest(e, plan)
 			if err != nil {
@@ -56,11 +70,17 @@ func WriteWorkload(path, catalog string, p *Profile, scale float64, seed uint64)
 				w.Abort()
 				return workload.Info{}, err
 			}
+			if done++; progress != nil && (done%2000 == 0 || done == total) {
+				fmt.Fprintf(progress, "\rgenerate %-20s %9d/%-9d %8.0f entities/s", c.Name, done, total, float64(done)/time.Since(start).Seconds())
+			}
 		}
 		if err := w.End(0, time.Since(begin).Nanoseconds()); err != nil {
 			w.Abort()
 			return workload.Info{}, err
 		}
+	}
+	if progress != nil {
+		fmt.Fprintln(progress)
 	}
 	if err := w.Close(); err != nil {
 		return workload.Info{}, err

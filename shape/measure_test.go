@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,7 +22,7 @@ import (
 func generated(t *testing.T, p *seed.Profile, scale float64) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gen.wsw")
-	if _, err := seed.WriteWorkload(path, "shop", p, scale, 1); err != nil {
+	if _, err := seed.WriteWorkload(context.Background(), path, "shop", p, scale, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestShapeRoundTrip(t *testing.T) {
 		t.Fatalf("the shape says its source's scale is %g, the workload's header 0.01", first.Measured.Scale)
 	}
 	again := filepath.Join(t.TempDir(), "again.wsw")
-	if _, err := seed.WriteWorkload(again, "shop", first, first.Measured.Scale, 7); err != nil {
+	if _, err := seed.WriteWorkload(context.Background(), again, "shop", first, first.Measured.Scale, 7, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range Compare(measure(t, again, Options{From: "workload"}), first) {
@@ -26,7 +27,7 @@ func TestShapeRoundTrip(t *testing.T) {
 	// measured lengths must make it (a hostile user's finding)
 	anon := measure(t, generated(t, seed.DefaultProfile(), 0.01), Options{From: "workload", Anonymise: true})
 	anonAgain := filepath.Join(t.TempDir(), "anon-again.wsw")
-	if _, err := seed.WriteWorkload(anonAgain, "catalog", anon, anon.Measured.Scale, 7); err != nil {
+	if _, err := seed.WriteWorkload(context.Background(), anonAgain, "catalog", anon, anon.Measured.Scale, 7, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range Compare(measure(t, anonAgain, Options{From: "workload", Anonymise: true}), anon) {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
@@ -23,10 +25,14 @@ func seedCommand() *cli.Command {
 			"~3,900 entities. The same --seed and --scale give the same catalog, entity for entity. The shape is\n" +
 			"the profile (--print-profile shows it as JSON); --shape FILE replaces it with a shape measured of a real\n" +
 			"catalog (warmstat shape) or a profile of one's own, and a measured shape's --scale defaults to its source's.\n" +
+			"--workload FILE writes the catalog straight into a workload file, with no server: load --replay FILE and\n" +
+			"ab --workload FILE replay it as they replay what extract reads from a seeded snapshot (the same upserts),\n" +
+			"and a catalog too large for a seeding server beside its writer needs only the writer.\n" +
 			"Exit codes: 0 seeded, 1 failed (a server that could not be reached or started, a directory that cannot be\n" +
 			"used, an invalid profile), 2 a usage error (a heap below the catalog's need included); 130 / 143 a second\n" +
 			"Ctrl-C or SIGTERM." +
 			examples("warmstat seed --pristine /var/tmp/ws/pristine --catalog shop --scale 0.02 --evita-version 2026.2.3",
+				"warmstat seed --workload /var/tmp/ws/shop-0.2.wsw --catalog shop --scale 0.2",
 				"warmstat seed --target 127.0.0.1:5555 --catalog shop --scale 0.05 --seed 1"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "server host:port (gRPC)"},
@@ -37,6 +43,7 @@ func seedCommand() *cli.Command {
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
+			&cli.StringFlag{Name: "workload", Usage: "write the catalog into this workload file (never an existing one) instead of a server, for load --replay and ab --workload"},
 			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: 23 GiB × scale + 1 GiB, what the catalog loads into)"},
 			&cli.StringFlag{Name: "storage-compress", Value: "false", Usage: "with --pristine: the snapshot's storage.compress (true | false); recorded with the snapshot, load --pristine opens it the same way"},
 		}, serverFlags("with --pristine")...),
@@ -60,6 +67,9 @@ func seedCommand() *cli.Command {
 			}
 			if sc := cmd.Float("scale"); !(sc > 0 && sc <= 10) { // NaN too
 				return usageError(cmd, "--scale %v: must be above 0 and at most 10", sc)
+			}
+			if cmd.IsSet("workload") {
+				return seedWorkload(ctx, cmd, p)
 			}
 			ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 			defer stop()
@@ -93,6 +103,42 @@ func seedCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// seedWorkload is seed --workload: the generator's upserts straight into a workload
+// file, no server.
+func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error {
+	path := cmd.String("workload")
+	for _, name := range []string{"target", "pristine", "replace", "heap", "storage-compress", "evita-version", "classpath", "server-jar", "evita-home"} {
+		if cmd.IsSet(name) {
+			return usageError(cmd, "--workload writes a file and starts no server: --%s does not apply", name)
+		}
+	}
+	if path == "" {
+		return usageError(cmd, "--workload needs a file name")
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return usageError(cmd, "--workload %s exists: a workload file is never overwritten", path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usageError(cmd, "--workload %s: its directory does not exist", path)
+	}
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
+	defer stop()
+	var progress = cmd.Root().ErrWriter
+	if !isTerminal(progress) {
+		progress = nil
+	}
+	begin := time.Now()
+	info, err := seed.WriteWorkload(ctx, path, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), progress)
+	if err != nil {
+		return err
+	}
+	took := time.Since(begin)
+	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities of catalog %s at scale %g written in %s (%.0f entities/s, %s); replay it with warmstat load --replay %s\n",
+		path, info.Trailer.Entities, cmd.String("catalog"), cmd.Float("scale"), took.Round(time.Millisecond), float64(info.Trailer.Entities)/took.Seconds(),
+		runfmt.FormatSize(info.Size), path)
+	return nil
 }
 
 // seedPristine is seed --pristine: a server of its own, sized from the scale unless

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warmstat/warmstat/seed"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // A bad --profile is refused with one line naming the file, line and field, before
@@ -39,5 +42,51 @@ func TestSeedRefusesBadProfileBeforeAnything(t *testing.T) {
 	os.WriteFile(printedBack, []byte(printed), 0o644)
 	if out, stderr, code := runCLI(t, "seed", "--profile", printedBack, "--print-profile"); code != 0 || out != printed {
 		t.Fatalf("the printed profile does not load back as itself: %d %s", code, stderr)
+	}
+}
+
+// seed --workload writes the generated catalog into a workload file with no server:
+// the file verifies, holds every entity the generator makes at that scale and says its
+// scale (load and ab size their heaps from it); an existing file, a server flag or a
+// missing directory is a usage error that writes nothing.
+func TestSeedWorkload(t *testing.T) {
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "shop.wsw")
+	out, stderr, code := runCLI(t, "seed", "--workload", path, "--catalog", "shop", "--scale", "0.002")
+	if code != 0 || !strings.Contains(out, "workload "+path+": ") || !strings.Contains(out, "load --replay "+path) {
+		t.Fatalf("exit %d, %q %q", code, out, stderr)
+	}
+	info, err := workload.Verify(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := seed.NewGenerator(seed.DefaultProfile(), 0.002, 1)
+	var want int64
+	for _, c := range seed.DefaultProfile().Collections {
+		want += int64(g.Count(c.Name))
+	}
+	if h := info.Header; info.Trailer.Entities != want || h.Catalog != "shop" || h.SnapshotScale == nil || *h.SnapshotScale != 0.002 {
+		t.Fatalf("the workload holds %d entities of %q at scale %v; the generator makes %d at 0.002", info.Trailer.Entities, h.Catalog, h.SnapshotScale, want)
+	}
+	if !strings.Contains(out, strconv.FormatInt(want, 10)+" entities") {
+		t.Errorf("the summary does not count %d entities: %q", want, out)
+	}
+	for _, args := range [][]string{
+		{"seed", "--workload", path, "--scale", "0.002"},
+		{"seed", "--workload", filepath.Join(tmp, "b.wsw"), "--target", "127.0.0.1:1"},
+		{"seed", "--workload", filepath.Join(tmp, "c.wsw"), "--evita-version", "2026.2.3"},
+		{"seed", "--workload", filepath.Join(tmp, "no", "d.wsw")},
+	} {
+		if _, stderr, code := runCLI(t, args...); code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q (want a one-line usage error, exit 2)", args, code, stderr)
+		}
+	}
+	if after, err := workload.Verify(path); err != nil || after.SHA256 != info.SHA256 {
+		t.Fatalf("the existing workload changed: %v", err)
+	}
+	for _, name := range []string{"b.wsw", "c.wsw"} {
+		if _, err := os.Stat(filepath.Join(tmp, name)); !os.IsNotExist(err) {
+			t.Errorf("%s was written: %v", name, err)
+		}
 	}
 }
