@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,9 +219,18 @@ func TestBisectRealBuilds(t *testing.T) {
 		first <- result{out.String(), errb.String(), code}
 	}()
 	var r1 result
-	// a deadline for a hang, not a figure of speed: the confirmation took 3.5 min alone
-	// and over 5 with CI's other packages beside it (2026-12-03)
-	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	// a deadline for a hang, not a figure of speed: it moves whenever the bisect writes
+	// anything (a run finished, a look taken), so a slow machine gets the time it needs
+	// (the confirmation took 3.5 min alone, over 5 with CI's other packages beside it and
+	// over 10 on a slower day, 2026-12-03), and only 5 minutes without a written file fail
+	lastChange, deadline := time.Time{}, time.Now().Add(5*time.Minute)
+	for polls := 0; ; polls++ {
+		time.Sleep(200 * time.Millisecond)
+		if polls%25 == 0 { // every 5 s
+			if m := newestChange(tmp); m.After(lastChange) { // the builds, the series, its runs
+				lastChange, deadline = m, time.Now().Add(5*time.Minute)
+			}
+		}
 		if st, err := bisect.Read(dir); err == nil && st != nil && len(st.Probes) == 1 {
 			cancel()
 			r1 = <-first
@@ -232,7 +242,7 @@ func TestBisectRealBuilds(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("no confirmation recorded in 10 minutes")
+			t.Fatal("no confirmation recorded, and nothing written by the bisect for 5 minutes")
 		}
 	}
 	t.Logf("interrupted bisect:\n%s", r1.err)
@@ -465,4 +475,19 @@ func with(args []string, flag, value string) []string {
 		}
 	}
 	return append(out, flag, value)
+}
+
+// newestChange is the latest modification time of anything under dir (zero if none).
+func newestChange(dir string) time.Time {
+	var newest time.Time
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+		return nil
+	})
+	return newest
 }
