@@ -109,7 +109,11 @@ func seedCommand() *cli.Command {
 // file, no server.
 func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error {
 	path := cmd.String("workload")
-	for _, name := range []string{"target", "pristine", "replace", "heap", "storage-compress", "evita-version", "classpath", "server-jar", "evita-home"} {
+	notHere := []string{"target", "pristine", "replace", "heap", "storage-compress"}
+	for _, f := range serverFlags("") { // the server flags, whichever they are
+		notHere = append(notHere, f.Names()[0])
+	}
+	for _, name := range notHere {
 		if cmd.IsSet(name) {
 			return usageError(cmd, "--workload writes a file and starts no server: --%s does not apply", name)
 		}
