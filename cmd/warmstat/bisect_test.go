@@ -24,7 +24,8 @@ import (
 // a runnable jar of the real evitaDB server (Main-Class io.evitadb.server.EvitaServer,
 // Class-Path the release's jars, given by the test in WARMSTAT_TEST_SERVER_CLASSPATH).
 // A commit with Slow.java compiles it into the jar as its Launcher-Agent-Class, which
-// `java -jar` runs before the server's own main; a commit with BROKEN does not build.
+// `java -jar` runs before the server's own main (the manifest's Add-Exports opens the
+// JDK's ASM to it); a commit with BROKEN does not build.
 const buildJava = `import java.io.File;
 import java.nio.file.*;
 import java.util.*;
@@ -32,6 +33,8 @@ import java.util.jar.*;
 import javax.tools.ToolProvider;
 
 public class Build {
+    static final String ASM = "java.base/jdk.internal.org.objectweb.asm"; // the JDK's own ASM, which Slow uses
+
     public static void main(String[] args) throws Exception {
         if (Files.exists(Path.of("BROKEN"))) {
             System.err.println("error: BROKEN: this commit does not compile");
@@ -47,8 +50,9 @@ public class Build {
         Path classes = Path.of("target", "classes");
         Files.createDirectories(classes);
         if (Files.exists(Path.of("Slow.java"))) {
-            if (ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(), "Slow.java") != 0) System.exit(1);
+            if (ToolProvider.getSystemJavaCompiler().run(null, null, null, "--add-exports", ASM + "=ALL-UNNAMED", "-d", classes.toString(), "Slow.java") != 0) System.exit(1);
             a.put(new Attributes.Name("Launcher-Agent-Class"), "Slow");
+            a.put(new Attributes.Name("Add-Exports"), ASM);
         }
         try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(Path.of("target", "server.jar")), m)) {
             try (var files = Files.list(classes)) {
@@ -63,54 +67,93 @@ public class Build {
 }
 `
 
-// slowJava is an agent that really slows the server's writes: when the server converts
-// its first upsert (the boot and the schema before it are not slowed, so the test
-// spends no time on them), it starts a throttler beside the JVM that stops the whole JVM
-// (SIGSTOP) for OFF ms and lets it run (SIGCONT) for ON ms, over and over: the server
-// runs ON/(ON+OFF) of the wall-clock, whatever else the machine does, so every upsert
-// takes about (ON+OFF)/ON times as long. The throttler is one perl process (no process
-// spawned per cycle: the cycle stays short and even), in a session of its own (a stop
-// of the JVM's process group leaves it to end by itself); it ends when the JVM does.
+// slowJava is an agent that really slows the server's writes, by the same time in every
+// run: it rewrites the server's gRPC upsert converter (EntityUpsertMutationConverter,
+// as the class loads) to wait a fixed time in every Product upsert before converting it. A
+// fixed wait, not a share of the CPU: it does not depend on what else the machine does,
+// on the JIT compiler or on how fast the machine is today, so each culprit's change is
+// the same size in every CI run (a throttler that stopped the JVM with SIGSTOP for a
+// share of the wall-clock gave the throttled side 17-33 % within-pair noise, and left a
+// part unresolved or not told apart from the whole). Only Product upserts wait: the
+// gate is the Product mean, and the other collections' upserts cost the test nothing.
 const slowJava = `import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
 import java.security.ProtectionDomain;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import jdk.internal.org.objectweb.asm.*;
 
 public class Slow {
-    static final String ON = "%s", OFF = "%s"; // seconds
+    static final long WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(%s);
+    static final String CONVERTER = "io/evitadb/externalApi/grpc/requestResponse/data/mutation/EntityUpsertMutationConverter";
+    static final String FROM_GRPC = "(Lio/evitadb/externalApi/grpc/generated/GrpcEntityUpsertMutation;)";
+    static volatile Method entityType;
 
     public static void agentmain(String args, Instrumentation inst) {
         inst.addTransformer(new ClassFileTransformer() {
-            private boolean engaged;
-
             @Override
-            public synchronized byte[] transform(ClassLoader l, String name, Class<?> c, ProtectionDomain d, byte[] b) {
-                if (!engaged && "io/evitadb/externalApi/grpc/requestResponse/data/mutation/EntityUpsertMutationConverter".equals(name)) {
-                    engaged = true;
-                    engage();
+            public byte[] transform(ClassLoader l, String name, Class<?> c, ProtectionDomain d, byte[] b) {
+                if (!CONVERTER.equals(name)) {
+                    return null;
                 }
-                return null; // no class is changed
+                try {
+                    ClassReader reader = new ClassReader(b);
+                    ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+                    reader.accept(new ClassVisitor(Opcodes.ASM8, writer) {
+                        @Override
+                        public MethodVisitor visitMethod(int access, String m, String desc, String sig, String[] ex) {
+                            MethodVisitor mv = super.visitMethod(access, m, desc, sig, ex);
+                            if (!"convert".equals(m) || !desc.startsWith(FROM_GRPC)) {
+                                return mv;
+                            }
+                            return new MethodVisitor(Opcodes.ASM8, mv) {
+                                @Override
+                                public void visitCode() {
+                                    super.visitCode();
+                                    super.visitVarInsn(Opcodes.ALOAD, 1);
+                                    super.visitMethodInsn(Opcodes.INVOKESTATIC, "Slow", "pause", "(Ljava/lang/Object;)V", false);
+                                }
+                            };
+                        }
+                    }, 0);
+                    return writer.toByteArray();
+                } catch (Throwable e) {
+                    e.printStackTrace();
+                    Runtime.getRuntime().halt(70); // a server that cannot be slowed must not pass for a fast one
+                    return null;
+                }
             }
         });
     }
 
-    static void engage() {
-        String pid = Long.toString(ProcessHandle.current().pid());
-        String loop = "while (kill('STOP', " + pid + ")) { select(undef, undef, undef, " + OFF + "); kill('CONT', " + pid + "); select(undef, undef, undef, " + ON + ") }";
-        try {
-            new ProcessBuilder("setsid", "perl", "-e", loop).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        } catch (Exception e) {
-            e.printStackTrace();
-            Runtime.getRuntime().halt(70); // a server that cannot be slowed must not pass for a fast one
+    public static void pause(Object mutation) throws Exception {
+        Method m = entityType;
+        if (m == null) {
+            entityType = m = mutation.getClass().getMethod("getEntityType");
+        }
+        if (!"Product".equals(m.invoke(mutation))) {
+            return;
+        }
+        long end = System.nanoTime() + WAIT_NANOS;
+        for (long left = WAIT_NANOS; left > 0; left = end - System.nanoTime()) {
+            LockSupport.parkNanos(left);
         }
     }
 }
 `
 
+// The subjects of the commits that slow the server.
+const (
+	slowSubject   = "Wait 100 ms in every Product upsert"
+	slowerSubject = "Finish the refactoring, waiting 1 s in every Product upsert"
+)
+
 // slowRepository makes the test's evitaDB stand-in checkout: a real git history whose
 // every commit builds the real server. It returns the commits by name: good (as
-// released), docs (no change to the server), slow (the server made slower: throttled
-// to half the wall-clock), broken (does not build), slower (builds again, and throttles
-// the server to a sixteenth: slower still, the regression split across two commits).
+// released), docs (no change to the server), slow (the server made slower: it waits
+// 100 ms in every Product upsert), broken (does not build), slower (builds again, and
+// waits 1 s: slower still, the regression split across two commits).
 func slowRepository(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	root := t.TempDir()
@@ -141,23 +184,22 @@ func slowRepository(t *testing.T) (string, map[string]string) {
 	c := map[string]string{"good": commit("The server as released")}
 	write("README", "the server, built by java Build.java\n")
 	c["docs"] = commit("Describe the build")
-	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.005"))
-	c["slow"] = commit("Throttle the server to half its time")
+	write("Slow.java", fmt.Sprintf(slowJava, "100"))
+	c["slow"] = commit(slowSubject)
 	write("BROKEN", "x\n")
 	c["broken"] = commit("Start a refactoring that does not compile")
 	if err := os.Remove(filepath.Join(root, "BROKEN")); err != nil {
 		t.Fatal(err)
 	}
-	write("Slow.java", fmt.Sprintf(slowJava, "0.005", "0.075"))
-	c["slower"] = commit("Finish the refactoring, throttling the server to a sixteenth")
+	write("Slow.java", fmt.Sprintf(slowJava, "1000"))
+	c["slower"] = commit(slowerSubject)
 	return root, c
 }
 
 // A bisect of real builds of the real server, each run a real load: the test
 // repository's commits build runnable server jars, two of which make the server really
-// slower, each a part of the slowdown (the JVM stopped half the time, then fifteen
-// sixteenths of it: the second part eight times the first, so that the split stays clear
-// when the machine is busy beside the test). The bisect
+// slower, each a part of the slowdown (a Product upsert ~50 ms here waits 100 ms, then
+// 1 s: the second part clearly beyond the first whatever the machine's speed). The bisect
 // confirms the slowdown, finds the first part (a probe slower than good and clearly
 // faster than bad) and then the second, whose only neighbour does not build: it names
 // it with that commit, which could not be measured. Interrupted once its confirmation
@@ -168,17 +210,12 @@ func slowRepository(t *testing.T) (string, map[string]string) {
 //
 // It costs 3 paired series of 3 or 4 pairs and one unpaired series of 2 runs a side, the
 // loads capped at 5 entities per collection; it runs alone (its verdicts rest on speed).
-// Pairs cancel what moves both runs of a pair, and each part of the change (×2 or more,
-// set by the wall-clock, not by what else runs) is far outside the noise left. What costs a series more each is tested in bisect with
+// Pairs cancel what moves both runs of a pair, and each part of the change (a fixed wait,
+// not a share of the machine) is far outside the noise left. What costs a series more each is tested in bisect with
 // series answered by the test: an undecidable probe, a culprit among several
 // unbuildable commits.
 func TestBisectRealBuilds(t *testing.T) {
 	evitatest.Exclusive(t) // its verdicts rest on speed
-	for _, tool := range []string{"setsid", "perl"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the test's slow builds throttle their server with perl, from a session of its own (setsid): %s not found", tool)
-		}
-	}
 	src := evitatest.Server(t)
 	pristine, _ := evitatest.SmallSnapshot(t, src)
 	t.Setenv("WARMSTAT_TEST_SERVER_CLASSPATH", strings.Join(src.Classpath, ":"))
@@ -192,8 +229,8 @@ func TestBisectRealBuilds(t *testing.T) {
 		t.Fatalf("extract: exit %d %s", code, stderr)
 	}
 	// the series: paired, looks at 3 and 4 pairs: one run that stands out among 3 pairs
-	// (24 % within-pair noise on the half-throttled side, seen in CI) leaves the first
-	// part unresolved at 3; a fourth pair resolves it
+	// (15 % within-pair noise in the Product mean of 5 upserts of a fresh JVM, seen here)
+	// can leave a part unresolved at 3; a fourth pair resolves it
 	paired := []string{"--max-runs", "4"}
 	args := func(good, bad, out string, series ...string) []string {
 		return append([]string{"bisect", "--evita-home", root, "--good", c[good], "--bad", c[bad], "--out", filepath.Join(tmp, out),
@@ -278,8 +315,8 @@ func TestBisectRealBuilds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"### warmstat bisect " + short("docs") + ".." + short("slower") + " (3 commits), gate Product/mean",
-		"- **culprit 1 of 2: " + short("slow") + ` "Throttle the server to half its time" (Ann Tester <ann@example.org>, 2026-11-30`,
-		"- **culprit 2 of 2: " + short("slower") + ` "Finish the refactoring, throttling the server to a sixteenth" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"- **culprit 1 of 2: " + short("slow") + ` "` + slowSubject + `" (Ann Tester <ann@example.org>, 2026-11-30`,
+		"- **culprit 2 of 2: " + short("slower") + ` "` + slowerSubject + `" (Ann Tester <ann@example.org>, 2026-11-30`,
 		"against " + short("slow") + " (or " + short("broken") + ", which could not be measured)**",
 		"skipped " + short("broken") + ": its build failed: java Build.java: exit status 1: error: BROKEN: this commit does not compile",
 		"| " + short("slower") + " | " + short("docs") + " |", "| " + short("slow") + " | " + short("docs") + " |",
@@ -294,10 +331,10 @@ func TestBisectRealBuilds(t *testing.T) {
 		t.Error("the culprits' changes are not shown")
 	}
 	for i, m := range changes {
-		// half the wall-clock instead of all, then a sixteenth instead of half: each
-		// about doubles the load or more, but the throttle's cost is the machine's (a
-		// run here measured +48.6 % [+23.3, +79.1] for the first): the
-		// floor tells a throttled culprit from a commit of no change, nothing finer
+		// 100 ms more on a Product upsert of ~50 ms (~150 ms on a slow day), then
+		// 1 s instead of 100 ms: each a change of +60 % or more, though its size
+		// follows the machine's speed: the floor tells a slowed culprit from a commit
+		// of no change, nothing finer
 		if v, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); v < 20 {
 			t.Errorf("culprit %d's change %s %%: its server has a far smaller share of the CPU", i+1, m[1])
 		}
