@@ -131,10 +131,26 @@ func CheckHeapsFit(m Machine, heaps map[string]int64) error {
 		if m.CgroupLimit != nil && *m.CgroupLimit < m.MemoryBytes {
 			src = "cgroup " + m.LimitSource
 		}
-		return fmt.Errorf("%w: %s = %s needed, but the memory limit is %s (%s); lower the heaps",
-			ErrHeapsDoNotFit, strings.Join(parts, ", "), fmtBytes(total), fmtBytes(limit), src)
+		largest := ""
+		if len(names) == 1 { // one JVM: say how far to lower it
+			if h := LargestHeapThatFits(limit); h > 0 {
+				largest = fmt.Sprintf(" (the largest %s heap that fits is %s)", names[0], fmtBytesExact(h))
+			}
+		}
+		return fmt.Errorf("%w: %s = %s needed, but the memory limit is %s (%s); lower the heaps%s",
+			ErrHeapsDoNotFit, strings.Join(parts, ", "), fmtBytes(total), fmtBytes(limit), src, largest)
 	}
 	return nil
+}
+
+// LargestHeapThatFits is the largest heap, in whole 256 MiB steps, that one JVM can hold
+// with its overhead within limit; 0 when none does.
+func LargestHeapThatFits(limit int64) int64 {
+	h := limit / heapStep * heapStep
+	for h > 0 && h+JVMOverhead(h) > limit {
+		h -= heapStep
+	}
+	return h
 }
 
 // ErrHeapsDoNotFit is what CheckHeapsFit's refusal wraps.

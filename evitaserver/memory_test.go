@@ -60,7 +60,24 @@ func TestCheckHeapsFit(t *testing.T) {
 	if err := CheckHeapsFit(m, map[string]int64{"writer": 16 << 30, "reader": 4 << 30}); err != nil {
 		t.Fatalf("16g + 4g in 24g: %v", err)
 	}
-	if err := CheckHeapsFit(Machine{MemoryBytes: 8 << 30}, map[string]int64{"writer": 8 << 30}); err == nil {
+	err = CheckHeapsFit(Machine{MemoryBytes: 8 << 30}, map[string]int64{"writer": 8 << 30})
+	if err == nil {
 		t.Fatal("heap equal to MemTotal leaves nothing for the JVM itself")
+	}
+	// one JVM: the refusal names the largest heap that fits (7.25g + 742.4m overhead in
+	// 8g; 7.5g + 768m would not)
+	if !strings.Contains(err.Error(), "(the largest writer heap that fits is 7.25g)") {
+		t.Fatalf("one heap: %v", err)
+	}
+	// this kind of machine's MemTotal, 23.54g, takes a writer of 21.25g (+ 2.125g)
+	mem := int64(25_276_071_936)
+	if h := LargestHeapThatFits(mem); h != 21760<<20 {
+		t.Fatalf("largest heap in %d bytes: %d", mem, h)
+	}
+	if err := CheckHeapsFit(Machine{MemoryBytes: mem}, map[string]int64{"writer": LargestHeapThatFits(mem)}); err != nil {
+		t.Fatalf("the largest heap that fits does not: %v", err)
+	}
+	if h := LargestHeapThatFits(256 << 20); h != 0 {
+		t.Fatalf("nothing fits in 256 MiB beside 512 MiB of overhead: %d", h)
 	}
 }
