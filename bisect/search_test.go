@@ -21,8 +21,11 @@ type history struct {
 	commits   []string
 	time      map[string]float64
 	halfWidth float64
-	broken    map[string]bool
-	asked     [][2]string
+	// logHalfWidth, when set, replaces halfWidth: the interval is the true ratio
+	// divided and multiplied by its exponential (few runs of a large change)
+	logHalfWidth float64
+	broken       map[string]bool
+	asked        [][2]string
 }
 
 const thresholdPct = 2
@@ -44,6 +47,10 @@ func (h *history) oracle(_ context.Context, a, b string) (Result, error) {
 	}
 	d := 100 * (h.time[b]/h.time[a] - 1)
 	lo, hi := d-h.halfWidth, d+h.halfWidth
+	if h.logHalfWidth > 0 { // an interval on the ratio's logarithm, as analyze's
+		r := h.time[b] / h.time[a]
+		lo, hi = 100*(r*math.Exp(-h.logHalfWidth)-1), 100*(r*math.Exp(h.logHalfWidth)-1)
+	}
 	v := analyze.Unresolved
 	switch {
 	case lo > thresholdPct:
@@ -145,6 +152,21 @@ func TestSearchNamesEachPartOfASplitRegression(t *testing.T) {
 	}
 	// the second part is measured against the end of the first
 	if c := o.Culprits[1]; c.Reference == h.good || h.time[c.Reference] != h.time["c004"] || math.Abs(*c.Change.Gate.DeltaPct-12) > 1e-9 {
+		t.Fatalf("second part %+v", c)
+	}
+}
+
+// Two large parts measured with few runs: the probe's interval and the whole's
+// overlap, but the whole's point lies above the probe's interval, so the rest is
+// measured and named (CI's bisect of 2026-12-03 named only the first).
+func TestSearchNamesBothPartsThroughWideIntervals(t *testing.T) {
+	h := newHistory(1, 5, 5, 25)
+	h.logHalfWidth = math.Log(4) // the first part +400 % [+25, +1,900], the whole +2,400 % [+525, +9,900]
+	o := h.search(t)
+	if o.Kind != Found || !slices.Equal(culprits(o), []string{"c002", "c004"}) {
+		t.Fatalf("%s %v after %v", o.Kind, culprits(o), h.asked)
+	}
+	if c := o.Culprits[1]; c.Reference != "c002" || math.Abs(*c.Change.Gate.DeltaPct-400) > 1e-9 {
 		t.Fatalf("second part %+v", c)
 	}
 }

@@ -89,9 +89,18 @@ var ErrHeapsNeeded = errors.New("the heaps must be given")
 // the workload's header recorded of its snapshot; with nothing recorded it must be given.
 func replayHeap(sc *SpawnConfig, h workload.Header) error {
 	need, why := int64(0), ""
-	if h.SnapshotLiveHeapBytes != nil {
+	switch {
+	case h.SnapshotLiveHeapBytes != nil:
 		need = evitaserver.NeedHeap(*h.SnapshotLiveHeapBytes)
 		why = fmt.Sprintf("its snapshot's live heap was measured at %s when it was seeded", runfmt.FormatSize(*h.SnapshotLiveHeapBytes))
+	case h.LiveHeapEstimateBytes != nil: // a generated workload: no snapshot was ever measured
+		need = evitaserver.NeedHeap(*h.LiveHeapEstimateBytes)
+		why = fmt.Sprintf("the workload's catalog holds about %s live, %s", runfmt.FormatSize(*h.LiveHeapEstimateBytes), h.LiveHeapEstimateSource)
+	}
+	if need > 0 {
+		if err := needFitsMachine(need, why); err != nil {
+			return err
+		}
 	}
 	proposed := need
 	if h.SnapshotScale != nil {
@@ -110,3 +119,20 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 
 // ErrWriterHeapNeeded: nothing to choose a replaying writer's heap from.
 var ErrWriterHeapNeeded = errors.New("the writer's heap must be given")
+
+// needFitsMachine refuses a catalog whose writer needs a heap larger than any this
+// machine can hold: lowering the heap (what the machine check alone would advise)
+// would only trade the refusal for a writer that fills its heap (a scale-1.0 replay
+// into 21g on a 24 GiB machine loaded for an hour, then died GC-bound in goLive).
+func needFitsMachine(need int64, why string) error {
+	m, err := evitaserver.ReadMachine()
+	if err != nil {
+		return nil // the machine check before the start says what could not be read
+	}
+	limit := m.Effective()
+	if fit := evitaserver.LargestHeapThatFits(limit); need > fit {
+		return fmt.Errorf("%w: the writer needs a heap of at least %s (%s), but the largest heap that fits this machine's %s is %s: replay a smaller catalog here, or this one on a machine with more memory",
+			evitaserver.ErrHeapsDoNotFit, runfmt.FormatBytesAtLeast(need), why, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit))
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // Heaps not given are chosen from the snapshot (23 GiB × scale + 1 GiB, never below its
@@ -56,5 +57,33 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", SnapshotCompress: &yes}
 	if _, err := snapshotSettings(&sc, "writer", "reader"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A generated workload records an estimated live heap: a replay chooses its writer's
+// heap from it, refuses a smaller one naming where the need comes from, and refuses a
+// catalog no heap of this machine holds before any JVM starts, instead of advising a
+// lower heap.
+func TestReplayHeapFromTheEstimate(t *testing.T) {
+	scale, live := 0.05, int64(836<<20)
+	h := workload.Header{SnapshotScale: &scale, LiveHeapEstimateBytes: &live, LiveHeapEstimateSource: "estimated from the test"}
+	sc := SpawnConfig{}
+	if err := replayHeap(&sc, h); err != nil || sc.ServerHeap != max(evitaserver.NeedHeap(live), evitaserver.HeapForScale(scale)) {
+		t.Fatalf("chosen %d: %v", sc.ServerHeap, err)
+	}
+	sc = SpawnConfig{ServerHeap: evitaserver.NeedHeap(live) - 256<<20}
+	var he *evitaserver.HeapError
+	if err := replayHeap(&sc, h); !errors.As(err, &he) || !strings.Contains(err.Error(), "about 836.0 MiB live, estimated from the test") {
+		t.Fatalf("a heap below the need: %v", err)
+	}
+	huge := int64(1 << 50) // no machine holds it
+	h.LiveHeapEstimateBytes = &huge
+	for _, given := range []int64{0, 1 << 40} {
+		sc = SpawnConfig{ServerHeap: given}
+		err := replayHeap(&sc, h)
+		if !errors.Is(err, evitaserver.ErrHeapsDoNotFit) || !strings.Contains(err.Error(), "the largest heap that fits this machine's") ||
+			!strings.Contains(err.Error(), "estimated from the test") {
+			t.Fatalf("heap %d: %v", given, err)
+		}
 	}
 }

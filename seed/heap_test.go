@@ -3,6 +3,7 @@ package seed_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,5 +39,39 @@ func TestPristineRefusesAHeapBelowTheNeed(t *testing.T) {
 	other.Collections[0].Count++
 	if _, ok := seed.LiveHeapAt(other, 0.1); ok {
 		t.Fatal("a profile never measured must not claim a need")
+	}
+}
+
+// The estimate meets every measurement it was fitted to within 1 %, the scale-1.0 one
+// included (the writer's 19.40 GB in goLive, 2026-12-03), and the largest scale a
+// 24 GiB machine's largest heap holds is the one docs/measuring.md ran.
+func TestLiveHeapEstimateMeetsTheMeasurements(t *testing.T) {
+	p := seed.DefaultProfile()
+	for _, m := range []struct {
+		scale float64
+		mib   float64
+	}{{0.01, 283}, {0.02, 415}, {0.05, 834}, {0.1, 1562}, {1.0, 19.40e9 / (1 << 20)}} {
+		live, _ := seed.LiveHeapAt(p, m.scale)
+		if got := float64(live) / (1 << 20); math.Abs(got/m.mib-1) > 0.01 {
+			t.Errorf("scale %g: %.0f MiB estimated, %.0f measured", m.scale, got, m.mib)
+		}
+	}
+	fit := evitaserver.LargestHeapThatFits(25_276_071_936) // MemTotal of this kind of machine
+	if s, ok := seed.LargestScaleFor(p, fit); !ok || s != 0.81 {
+		t.Errorf("the largest scale for %d: %g %v, want 0.81", fit, s, ok)
+	}
+	for _, s := range []float64{0.81, 0.82} { // 0.81 needs at most the heap, 0.82 more
+		live, _ := seed.LiveHeapAt(p, s)
+		if fits := evitaserver.NeedHeap(live) <= fit; fits != (s == 0.81) {
+			t.Errorf("scale %g: need %d, heap %d", s, evitaserver.NeedHeap(live), fit)
+		}
+	}
+	if s, ok := seed.LargestScaleFor(p, 256<<20); !ok || s != 0 {
+		t.Errorf("a 256m heap holds scale %g", s)
+	}
+	other := seed.DefaultProfile()
+	other.Collections[0].Count++
+	if _, ok := seed.LargestScaleFor(other, fit); ok {
+		t.Error("a profile never measured must not claim a scale")
 	}
 }

@@ -35,6 +35,9 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 	}
 	h := workload.Header{CreatedAt: time.Now().UTC(), Catalog: catalog, SourceMode: "generated", SourceCounts: counts,
 		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: 1, SnapshotScale: &scale}
+	if live, ok := LiveHeapAt(p, scale); ok {
+		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &live, LiveHeapSource
+	}
 	w, err := workload.Create(path, h, cat, schemas)
 	if err != nil {
 		return workload.Info{}, err

@@ -91,6 +91,12 @@ type Header struct {
 	SnapshotSHA256        string   `json:"snapshot_sha256,omitempty"`
 	SnapshotScale         *float64 `json:"snapshot_scale,omitempty"`
 	SnapshotLiveHeapBytes *int64   `json:"snapshot_live_heap_bytes,omitempty"`
+	// LiveHeapEstimateBytes is, for a generated workload of a profile whose memory was
+	// measured at several scales, the live heap its catalog is estimated to hold in a
+	// writer, and LiveHeapEstimateSource where the estimate comes from: a replay sizes
+	// and refuses its writer's heap by it, before any JVM starts.
+	LiveHeapEstimateBytes  *int64 `json:"live_heap_estimate_bytes,omitempty"`
+	LiveHeapEstimateSource string `json:"live_heap_estimate_source,omitempty"`
 	// SourceCounts are every source collection's LIVE entities; Fingerprint is the
 	// dataset fingerprint of those counts (the one a live load of the source records).
 	SourceCounts map[string]int64 `json:"source_counts"`

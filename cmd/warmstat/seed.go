@@ -142,6 +142,16 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities of catalog %s at scale %g written in %s (%.0f entities/s, %s); replay it with warmstat load --replay %s\n",
 		path, info.Trailer.Entities, cmd.String("catalog"), cmd.Float("scale"), took.Round(time.Millisecond), float64(info.Trailer.Entities)/took.Seconds(),
 		runfmt.FormatSize(info.Size), path)
+	if live := info.Header.LiveHeapEstimateBytes; live != nil {
+		if m, err := evitaserver.ReadMachine(); err == nil {
+			limit := m.Effective()
+			if fit := evitaserver.LargestHeapThatFits(limit); evitaserver.NeedHeap(*live) > fit {
+				largest, _ := seed.LargestScaleFor(p, fit)
+				fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
+					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), seed.LiveHeapSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
+			}
+		}
+	}
 	return nil
 }
 

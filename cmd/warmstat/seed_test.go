@@ -71,6 +71,12 @@ func TestSeedWorkload(t *testing.T) {
 	if !strings.Contains(out, strconv.FormatInt(want, 10)+" entities") {
 		t.Errorf("the summary does not count %d entities: %q", want, out)
 	}
+	// the estimated live heap a replay sizes its writer by; a catalog this small fits
+	// any machine, so no note
+	if live, _ := seed.LiveHeapAt(seed.DefaultProfile(), 0.002); info.Header.LiveHeapEstimateBytes == nil ||
+		*info.Header.LiveHeapEstimateBytes != live || info.Header.LiveHeapEstimateSource != seed.LiveHeapSource || strings.Contains(out, "note:") {
+		t.Errorf("live heap estimate %v %q (want %d), output %q", info.Header.LiveHeapEstimateBytes, info.Header.LiveHeapEstimateSource, live, out)
+	}
 	for _, args := range [][]string{
 		{"seed", "--workload", path, "--scale", "0.002"},
 		{"seed", "--workload", filepath.Join(tmp, "b.wsw"), "--target", "127.0.0.1:1"},
