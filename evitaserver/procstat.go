@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -200,4 +201,36 @@ func ReadMachineCPU() (MachineCPU, error) {
 		return m, nil
 	}
 	return MachineCPU{}, fmt.Errorf("/proc/stat has no cpu line")
+}
+
+// PeakRSS is a process's peak resident memory so far (VmHWM in /proc/PID/status).
+func PeakRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			if len(f) != 2 || f[1] != "kB" {
+				return 0, fmt.Errorf("/proc/%d/status: VmHWM %q is not a size in kB", pid, strings.TrimSpace(v))
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/%d/status: VmHWM %q: %w", pid, f[0], err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
+}
+
+// OwnPeakRSS is this process's peak resident memory so far (getrusage's maxrss, in kB
+// on Linux).
+func OwnPeakRSS() (int64, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return ru.Maxrss << 10, nil
 }

@@ -316,6 +316,13 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		if live {
 			go func() { reader.Kill(); close(readerDown) }()
 		}
+		// the peaks, read before the writer ends: what the machine had to hold
+		if rss, rerr := evitaserver.PeakRSS(writer.Pid()); rerr == nil {
+			m.Server.PeakRSSBytes = &rss
+		}
+		if rss, rerr := evitaserver.OwnPeakRSS(); rerr == nil {
+			m.Loader.PeakRSSBytes = &rss
+		}
 		if sc.KeepWriterStorage != "" {
 			err = errors.Join(err, sc.keepStorage(writer, w.ew))
 		}

@@ -369,6 +369,12 @@ func TestSpawnedReplay(t *testing.T) {
 		m.Server.JVM == nil || len(m.Server.JVM.EnvOptions) != 0 {
 		t.Fatalf("replayed run: %+v", m)
 	}
+	// the peaks: the writer JVM resident beyond a bare JVM and within its heap and the
+	// overhead the ledger reserves beside it; this test process (the loader) resident
+	if w, l := m.Server.PeakRSSBytes, m.Loader.PeakRSSBytes; w == nil || *w < 100<<20 ||
+		*w > *m.Server.MaxHeapBytes+evitaserver.JVMOverhead(*m.Server.MaxHeapBytes) || l == nil || *l < 1<<20 {
+		t.Fatalf("peak memory: writer %v, loader %v (heap %d)", w, l, *m.Server.MaxHeapBytes)
+	}
 	// the variance factors: the writer's CPU by thread group adds up to its CPU in the
 	// window (both read from /proc at its ends, 10 ms ticks apart at most per read), the
 	// JIT compiled during the load, no reader

@@ -359,6 +359,9 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		g := m.WriterGC
 		p("writer GC: %s young, %s full pauses, %s paused (%.2f %% of wall)\n", intPtr(g.YoungPauses), intPtr(g.FullPauses), Seconds(g.PauseNs), g.ShareOfWallPc)
 	}
+	if w, l := m.Server.PeakRSSBytes, m.Loader.PeakRSSBytes; w != nil || l != nil {
+		p("peak memory: writer JVM %s resident (heap %s), warmstat %s resident\n", sizeOrUnknown(w), runfmt.FormatBytesExact(m.Server.MaxHeapBytes), sizeOrUnknown(l))
+	}
 	if wp := m.WriterProfile; wp != nil {
 		p("%s\n", ProfiledLine(wp))
 	}
@@ -515,4 +518,11 @@ func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
 		rows = append(rows, []string{"  factors", "", f.Error})
 	}
 	return rows
+}
+
+func sizeOrUnknown(v *int64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return runfmt.FormatSize(*v)
 }

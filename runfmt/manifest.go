@@ -166,6 +166,9 @@ type Loader struct {
 	// it collected. Null when unrecorded (runs before they were, other loaders).
 	GOMAXPROCS *int `json:"gomaxprocs,omitempty"`
 	GOGC       *int `json:"gogc,omitempty"` // -1: off
+	// PeakRSSBytes is the loader process's peak resident memory over the run (its
+	// maxrss as the run ends); nil = unrecorded.
+	PeakRSSBytes *int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Server is the target (writer) server.
@@ -180,6 +183,10 @@ type Server struct {
 	// LoadCPUNs is the writer JVM's CPU time (user + system, every thread) during the
 	// load window, when warmstat started it (from /proc); nil = unknown.
 	LoadCPUNs *int64 `json:"load_cpu_ns,omitempty"`
+	// PeakRSSBytes is the writer JVM's peak resident memory over its life (VmHWM, read
+	// as the run ends, goLive included), when warmstat started it; nil = unknown. The
+	// heap is what it was allowed; this is what the machine had to give it.
+	PeakRSSBytes *int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Reader is the process that reads the source: the Java harness's JVM, or the

@@ -593,9 +593,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 			fmt.Fprintf(errw, "%s extracting %s/%s into %s (build %s, reader heap %s) ...\n", time.Now().Format("15:04:05"), pristine, plan.Catalog,
 				wl, sides["A"].label, runfmt.FormatBytesExact(&plan.ReaderHeap))
 			ec := loader.ExtractConfig{Out: wl, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection")}
-			if isTerminal(errw) {
-				ec.Progress = errw
-			}
+			ec.Progress = liveProgress(errw)
 			info, err := loader.SpawnExtract(ctx, loader.SpawnConfig{Server: sides["A"].src, Pristine: pristine, Catalog: plan.Catalog, SnapshotCompress: ss.snapshotCompress,
 				WorkDir: filepath.Join(dir, "work"), ReaderHeap: plan.ReaderHeap, Probe: evita.Probe}, ec)
 			if err != nil {

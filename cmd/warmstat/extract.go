@@ -81,9 +81,7 @@ func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string
 	}
 	ec := loader.ExtractConfig{Out: out, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
 		Collections: subsetFlag(cmd)}
-	if errw := cmd.Root().ErrWriter; isTerminal(errw) {
-		ec.Progress = errw
-	}
+	ec.Progress = liveProgress(cmd.Root().ErrWriter)
 	leanRuntime()
 	if spawn {
 		sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Probe: evita.Probe}

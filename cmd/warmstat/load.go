@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/loader"
@@ -164,9 +166,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
 		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Prefetch: cmd.Bool("prefetch"), Manifest: m}
 	c.Warnings = errw
-	if isTerminal(errw) {
-		c.Progress = errw // progress for people; quiet when not a terminal
-	}
+	c.Progress = liveProgress(errw)
 	if replay { // the whole file is proved sound before any server starts
 		path, err := filepath.Abs(cmd.String("replay"))
 		if err != nil {
@@ -264,6 +264,10 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	}
 	return nil
 }
+
+// liveProgress is where long work's progress goes: the terminal itself, or, for a
+// log, a line a minute and the end of each line (base/progress).
+func liveProgress(w io.Writer) io.Writer { return progress.For(w, isTerminal(w)) }
 
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)

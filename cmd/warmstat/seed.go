@@ -87,11 +87,7 @@ func seedCommand() *cli.Command {
 				return err
 			}
 			defer c.Close()
-			var progress = cmd.Root().ErrWriter
-			if !isTerminal(progress) {
-				progress = nil
-			}
-			st, err := seed.Seed(ctx, c, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), cmd.Bool("replace"), progress)
+			st, err := seed.Seed(ctx, c, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), cmd.Bool("replace"), liveProgress(cmd.Root().ErrWriter))
 			if errors.Is(err, seed.ErrCatalogExists) {
 				return fmt.Errorf("%w; --replace drops it", err)
 			}
@@ -129,12 +125,8 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 	}
 	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 	defer stop()
-	var progress = cmd.Root().ErrWriter
-	if !isTerminal(progress) {
-		progress = nil
-	}
 	begin := time.Now()
-	info, err := seed.WriteWorkload(ctx, path, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), progress)
+	info, err := seed.WriteWorkload(ctx, path, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), liveProgress(cmd.Root().ErrWriter))
 	if err != nil {
 		return err
 	}
