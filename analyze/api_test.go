@@ -19,7 +19,7 @@ import (
 // new export is a decision: add it here.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Advice", "Block", "CheckHarnessFigures", "ClearlyBelow", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
+		"Advice", "Block", "CheckHarnessFigures", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
 		"Comparison.Comparable", "Comparison.Duet", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
 		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",

@@ -149,14 +149,6 @@ type GateLook struct {
 	PlanRuns *int `json:"plan_runs,omitempty"`
 }
 
-// ClearlyBelow reports whether a's change lies wholly below b's: a's interval ends
-// before b's begins (two looks at one gate against the same reference). It is a
-// conservative test of their difference, which a bisect uses to tell a probe that
-// lies between both ends of its range (the slowdown split across commits).
-func ClearlyBelow(a, b GateLook) bool {
-	return a.HighPct != nil && b.LowPct != nil && *a.HighPct < *b.LowPct
-}
-
 // Resolved reports whether the gate has its answer.
 func (g GateLook) Resolved() bool {
 	return g.Verdict == Faster || g.Verdict == Slower || g.Verdict == Equivalent

@@ -253,16 +253,12 @@ func (s *search) pick(lo, hi int) (int, bool) {
 }
 
 // maybeBetween reports whether a probe that is slower than the reference may still
-// be faster than the slower end: its interval lies wholly below the end's, or it
-// excludes the end's point estimate. The second, weaker sign matters at few runs,
-// where both intervals are wide enough to overlap even when the end is several
-// times slower (a bisect of 2026-12-03 in CI: the probe +273 % [+20, +1,062], the end
-// +1,891 % [+219, +12,341], and the second culprit went unnamed). Its false alarms
-// cost one series (the end against the probe, which then says it is not slower),
-// never a wrong culprit.
+// be faster than the slower end: the probe's interval ends below the end's point
+// estimate. Requiring the two intervals not to overlap (the rule before) missed a
+// second culprit at few runs, where both intervals are wide enough to overlap even
+// when the end is several times slower (a bisect of 2026-12-03 in CI: the probe +273 %
+// [+20, +1,062], the end +1,891 % [+219, +12,341]). A false alarm costs one series
+// (the end against the probe, which then says it is not slower), never a wrong culprit.
 func maybeBetween(probe, end analyze.GateLook) bool {
-	if analyze.ClearlyBelow(probe, end) {
-		return true
-	}
 	return probe.HighPct != nil && end.DeltaPct != nil && *probe.HighPct < *end.DeltaPct
 }

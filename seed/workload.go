@@ -19,7 +19,7 @@ import (
 // had of a generated catalog in seconds, and a catalog too large for a seeding server
 // beside its writer (production size on one machine) needs only the writer. A stopped
 // ctx removes what was written. Progress, if set, gets a line (\r-updated) every 2,000
-// entities.
+// entities and at each collection's end.
 func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale float64, seed uint64, progress io.Writer) (workload.Info, error) {
 	if err := p.Validate(); err != nil {
 		return workload.Info{}, err
@@ -73,17 +73,19 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 				w.Abort()
 				return workload.Info{}, err
 			}
-			if done++; progress != nil && (done%2000 == 0 || done == total) {
-				fmt.Fprintf(progress, "\rgenerate %-20s %9d/%-9d %8.0f entities/s", c.Name, done, total, float64(done)/time.Since(start).Seconds())
+			if done++; progress != nil && (done%2000 == 0 || i+1 == g.Count(c.Name)) {
+				rate := float64(done) / time.Since(start).Seconds()
+				fmt.Fprintf(progress, "\rgenerate %-20s %9d/%-9d  all %9d/%-9d  %8.0f entities/s  ETA %-8s", c.Name, i+1, g.Count(c.Name), done, total, rate,
+					(time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
 			}
 		}
 		if err := w.End(0, time.Since(begin).Nanoseconds()); err != nil {
 			w.Abort()
 			return workload.Info{}, err
 		}
-	}
-	if progress != nil {
-		fmt.Fprintln(progress)
+		if progress != nil { // a collection's line ends with it, as a load's does
+			fmt.Fprintln(progress)
+		}
 	}
 	if err := w.Close(); err != nil {
 		return workload.Info{}, err

@@ -227,6 +227,8 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		switch {
 		case errors.Is(loadErr, loader.ErrTargetExists):
 			return fmt.Errorf("%w; --replace-target drops it", loadErr)
+		case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit) && replay: // a replay starts no reader
+			return fmt.Errorf("%w (--server-heap)", loadErr)
 		case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit):
 			return fmt.Errorf("%w (--server-heap, --reader-heap)", loadErr)
 		}
