@@ -34,7 +34,7 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 		order = append(order, c.Name)
 	}
 	h := workload.Header{CreatedAt: time.Now().UTC(), Catalog: catalog, SourceMode: "generated", SourceCounts: counts,
-		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: 1, SnapshotScale: &scale}
+		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: workload.DefaultBatchSize, SnapshotScale: &scale}
 	if live, ok := LiveHeapAt(p, scale); ok {
 		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &live, LiveHeapSource
 	}

@@ -71,6 +71,12 @@ func putChunkHeader(b []byte, compressed, raw int, crc uint32) {
 	binary.LittleEndian.PutUint32(b[12:], crc)
 }
 
+// DefaultBatchSize is the batch extract reads a source in unless told otherwise, and
+// the one a generated workload records: a replay's conditions and a duet's lock-step
+// follow the header's batch, so a generated file replays as the same catalog
+// extracted with the defaults does.
+const DefaultBatchSize = 1000
+
 // Header says where a workload came from and what it holds.
 type Header struct {
 	Schema    string    `json:"schema"`

@@ -93,7 +93,7 @@ func seriesFlags() []cli.Flag {
 		&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
 		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
 		&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
-		&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+		&cli.IntFlag{Name: "batch-size", Value: workload.DefaultBatchSize, Usage: "primary keys per source fetch"},
 		&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 		&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
 		&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},

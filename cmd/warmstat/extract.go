@@ -61,7 +61,7 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make: its storage.compress (true | false)"},
 		&cli.StringFlag{Name: "source", Usage: "attach mode: source server host:port (gRPC)"},
 		&cli.StringFlag{Name: "source-catalog", Usage: "attach mode: catalog to read"},
-		&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+		&cli.IntFlag{Name: "batch-size", Value: workload.DefaultBatchSize, Usage: "primary keys per source fetch"},
 	}
 }
 

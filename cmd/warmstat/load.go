@@ -63,7 +63,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "build", Required: true, Usage: "build label of the target server's build"},
 			&cli.StringFlag{Name: "commit", Usage: "build commit, if known"},
 			&cli.StringFlag{Name: "run-id", Usage: "run id (default: start time)"},
-			&cli.IntFlag{Name: "batch-size", Value: 1000, Usage: "primary keys per source fetch"},
+			&cli.IntFlag{Name: "batch-size", Value: workload.DefaultBatchSize, Usage: "primary keys per source fetch"},
 			&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 			&cli.StringFlag{Name: "collections", Usage: "comma-separated subset (unknown name = error)"},
 			&cli.BoolFlag{Name: "skip-verify", Usage: "skip the count verification (recorded as skipped)"},

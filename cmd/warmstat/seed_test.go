@@ -65,7 +65,8 @@ func TestSeedWorkload(t *testing.T) {
 	for _, c := range seed.DefaultProfile().Collections {
 		want += int64(g.Count(c.Name))
 	}
-	if h := info.Header; info.Trailer.Entities != want || h.Catalog != "shop" || h.SnapshotScale == nil || *h.SnapshotScale != 0.002 {
+	if h := info.Header; info.Trailer.Entities != want || h.Catalog != "shop" || h.SnapshotScale == nil || *h.SnapshotScale != 0.002 ||
+		h.BatchSize != workload.DefaultBatchSize { // as extract's default records it: the same conditions
 		t.Fatalf("the workload holds %d entities of %q at scale %v; the generator makes %d at 0.002", info.Trailer.Entities, h.Catalog, h.SnapshotScale, want)
 	}
 	if !strings.Contains(out, strconv.FormatInt(want, 10)+" entities") {
