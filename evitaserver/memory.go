@@ -153,6 +153,10 @@ func LargestHeapThatFits(limit int64) int64 {
 	return h
 }
 
+// LargestHeap is the largest heap one JVM can hold on m (LargestHeapThatFits of its
+// effective memory).
+func (m Machine) LargestHeap() int64 { return LargestHeapThatFits(m.Effective()) }
+
 // ErrHeapsDoNotFit is what CheckHeapsFit's refusal wraps.
 var ErrHeapsDoNotFit = errors.New("heaps do not fit")
 

@@ -13,24 +13,18 @@ import (
 const flushEvery = 100 * time.Millisecond
 
 type load struct {
-	c     Config
-	src   *evita.Session
-	tgt   targetSession
-	w     *runfmt.CSVWriter
-	csv   interface{ Sync() error } // entities.csv, synced at the end of each collection
-	m     *runfmt.Manifest
-	plans map[string]*collectionPlan
-	wall  int64
-	start time.Time
-	done  int64
-	total int64
-	batch int64
-	// shown is the last progress shown (collection, entities): a collection's end is
-	// reported by its loop and again after it, and is shown once
-	shown struct {
-		ty   string
-		done int64
-	}
+	c       Config
+	src     *evita.Session
+	tgt     targetSession
+	w       *runfmt.CSVWriter
+	csv     interface{ Sync() error } // entities.csv, synced at the end of each collection
+	m       *runfmt.Manifest
+	plans   map[string]*collectionPlan
+	wall    int64
+	start   time.Time
+	done    int64
+	total   int64
+	batch   int64
 	flushed time.Time // when rows last reached the OS
 	waitNs  int64     // a duet's waits for its partner inside the load: not in its walls
 	// two fetch buffers (the batch being upserted, the one being prefetched), kept from
@@ -182,10 +176,9 @@ func (l *load) upsert(ty string, pk int32, req []byte, col *runfmt.Collection) e
 }
 
 func (l *load) progress(ty string, done int64, of int) {
-	if l.c.Progress == nil || l.shown.ty == ty && l.shown.done == done {
+	if l.c.Progress == nil {
 		return
 	}
-	l.shown.ty, l.shown.done = ty, done
 	el := l.c.Now().Sub(l.start).Seconds()
 	rate := float64(l.done) / max(el, 1e-9)
 	eta := "?"

@@ -114,6 +114,8 @@ func (l *load) replayCollection(ctx context.Context, ty string) (col runfmt.Coll
 			l.progress(ty, col.Entities, p.load)
 		}
 	}
-	l.progress(ty, col.Entities, int(col.Entities))
+	if col.Entities%int64(l.c.BatchSize) != 0 || col.Entities == 0 { // a whole last batch was reported in the loop
+		l.progress(ty, col.Entities, int(col.Entities))
+	}
 	return col, nil
 }

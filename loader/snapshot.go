@@ -51,6 +51,9 @@ func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot
 		need = evitaserver.NeedHeap(*info.LiveHeapBytes)
 		live := *info.LiveHeapBytes
 		why = fmt.Sprintf("its live heap was measured at %s when it was seeded", runfmt.FormatSize(live))
+		if err := needFitsMachine("each server", need, why); err != nil {
+			return nil, err
+		}
 	}
 	proposed := need
 	if info.Seed != nil {
@@ -98,7 +101,7 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 		why = fmt.Sprintf("the workload's catalog holds about %s live, %s", runfmt.FormatSize(*h.LiveHeapEstimateBytes), h.LiveHeapEstimateSource)
 	}
 	if need > 0 {
-		if err := needFitsMachine(need, why); err != nil {
+		if err := needFitsMachine("the writer", need, why); err != nil {
 			return err
 		}
 	}
@@ -120,19 +123,20 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 // ErrWriterHeapNeeded: nothing to choose a replaying writer's heap from.
 var ErrWriterHeapNeeded = errors.New("the writer's heap must be given")
 
-// needFitsMachine refuses a catalog whose writer needs a heap larger than any this
-// machine can hold: lowering the heap (what the machine check alone would advise)
-// would only trade the refusal for a writer that fills its heap (a scale-1.0 replay
-// into 21g on a 24 GiB machine loaded for an hour, then died GC-bound in goLive).
-func needFitsMachine(need int64, why string) error {
+// needFitsMachine refuses a catalog whose servers (who: "the writer", "each server")
+// need a heap larger than any this machine can hold: lowering the heap (what the
+// machine check alone would advise) would only trade the refusal for a server that
+// fills its heap (a scale-1.0 replay into 21g on a 24 GiB machine loaded for an hour,
+// then died GC-bound in goLive).
+func needFitsMachine(who string, need int64, why string) error {
 	m, err := evitaserver.ReadMachine()
 	if err != nil {
 		return nil // the machine check before the start says what could not be read
 	}
-	limit := m.Effective()
-	if fit := evitaserver.LargestHeapThatFits(limit); need > fit {
-		return fmt.Errorf("%w: the writer needs a heap of at least %s (%s), but the largest heap that fits this machine's %s is %s: replay a smaller catalog here, or this one on a machine with more memory",
-			evitaserver.ErrHeapsDoNotFit, runfmt.FormatBytesAtLeast(need), why, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit))
+	if fit := m.LargestHeap(); need > fit {
+		limit := m.Effective()
+		return fmt.Errorf("%w: %s needs a heap of at least %s (%s), but the largest heap that fits this machine's %s is %s: use a smaller catalog here, or this one on a machine with more memory",
+			evitaserver.ErrHeapsDoNotFit, who, runfmt.FormatBytesAtLeast(need), why, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit))
 	}
 	return nil
 }

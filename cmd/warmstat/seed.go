@@ -137,7 +137,7 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 	if live := info.Header.LiveHeapEstimateBytes; live != nil {
 		if m, err := evitaserver.ReadMachine(); err == nil {
 			limit := m.Effective()
-			if fit := evitaserver.LargestHeapThatFits(limit); evitaserver.NeedHeap(*live) > fit {
+			if fit := m.LargestHeap(); evitaserver.NeedHeap(*live) > fit {
 				largest, _ := seed.LargestScaleFor(p, fit)
 				fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
 					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), seed.LiveHeapSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
