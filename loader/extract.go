@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
@@ -147,13 +148,10 @@ func (c Config) extractProgress(ty string, done, of int, all, total int64, start
 	if c.Progress == nil {
 		return
 	}
-	el := c.Now().Sub(start).Seconds()
-	rate := float64(all) / max(el, 1e-9)
-	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(total-all)/rate) * time.Second).Round(time.Second).String()
-	}
-	fmt.Fprintf(c.Progress, "\rextract %-16s %7d/%-7d  all %8d/%-8d  %8.1f entities/s  ETA %-10s", ty, done, of, all, total, rate, eta)
+	el := c.Now().Sub(start)
+	rate := float64(all) / max(el.Seconds(), 1e-9)
+	fmt.Fprintf(c.Progress, "\rextract %-16s %7d/%-7d  all %8d/%-8d  %8.1f entities/s  ETA %-10s", ty, done, of, all, total, rate,
+		progress.ETA(all, total, el))
 	if done == of {
 		fmt.Fprintln(c.Progress)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -179,13 +180,10 @@ func (l *load) progress(ty string, done int64, of int) {
 	if l.c.Progress == nil {
 		return
 	}
-	el := l.c.Now().Sub(l.start).Seconds()
-	rate := float64(l.done) / max(el, 1e-9)
-	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(l.total-l.done)/rate) * time.Second).Round(time.Second).String()
-	}
-	fmt.Fprintf(l.c.Progress, "\r%-24s %7d/%-7d  all %8d/%-8d  %8.1f entities/s  ETA %-10s", ty, done, of, l.done, l.total, rate, eta)
+	el := l.c.Now().Sub(l.start)
+	rate := float64(l.done) / max(el.Seconds(), 1e-9)
+	fmt.Fprintf(l.c.Progress, "\r%-24s %7d/%-7d  all %8d/%-8d  %8.1f entities/s  ETA %-10s", ty, done, of, l.done, l.total, rate,
+		progress.ETA(l.done, l.total, el))
 	if int(done) == of {
 		fmt.Fprintln(l.c.Progress)
 	}

@@ -23,8 +23,14 @@ const (
 	liveQuad     int64 = 4_775 << 20
 )
 
-// LiveHeapSource says where LiveHeapAt's figure comes from, for a refusal to quote.
-const LiveHeapSource = "estimated from the built-in profile's measured live heaps at scales 0.01 to 1.0"
+// LiveHeapSourceAt says where LiveHeapAt's figure at scale s comes from, for a refusal
+// to quote: within the measured scales an estimate, above scale 1 an extrapolation.
+func LiveHeapSourceAt(s float64) string {
+	if s > 1 {
+		return "extrapolated beyond scale 1.0 from the built-in profile's measured live heaps at scales 0.01 to 1.0"
+	}
+	return "estimated from the built-in profile's measured live heaps at scales 0.01 to 1.0"
+}
 
 // LiveHeapAt estimates the live heap of p's catalog at scale s. Only the built-in
 // profile has been measured: for another, ok is false.

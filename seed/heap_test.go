@@ -74,4 +74,10 @@ func TestLiveHeapEstimateMeetsTheMeasurements(t *testing.T) {
 	if _, ok := seed.LargestScaleFor(other, fit); ok {
 		t.Error("a profile never measured must not claim a scale")
 	}
+	// the measurements reach scale 1.0: beyond it the figure is an extrapolation, and says so
+	for s, word := range map[float64]string{0.02: "estimated", 1: "estimated", 2: "extrapolated"} {
+		if src := seed.LiveHeapSourceAt(s); !strings.HasPrefix(src, word) {
+			t.Errorf("scale %g: the estimate's source %q does not start %q", s, src, word)
+		}
+	}
 }

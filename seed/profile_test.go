@@ -162,3 +162,31 @@ func TestValidateRules(t *testing.T) {
 		}
 	}
 }
+
+// ClampedAt names exactly the collections CountAt raises to one entity: their count
+// at the scale is 1 although their share rounds to none, and every other count is
+// their rounded share.
+func TestClampedAtNamesTheRaisedCollections(t *testing.T) {
+	p := seed.DefaultProfile()
+	for _, scale := range []float64{0.0001, 0.002, 0.02, 1} {
+		clamped := map[string]bool{}
+		for _, name := range p.ClampedAt(scale) {
+			clamped[name] = true
+		}
+		for _, c := range p.Collections {
+			share := float64(c.Count) * scale
+			switch {
+			case clamped[c.Name] && (c.CountAt(scale) != 1 || share >= 0.5):
+				t.Errorf("scale %g: %s (count %d, share %.3f) named as raised to one, but it gets %d", scale, c.Name, c.Count, share, c.CountAt(scale))
+			case !clamped[c.Name] && share < 0.5:
+				t.Errorf("scale %g: %s's share %.3f rounds to none, yet it is not named", scale, c.Name, share)
+			}
+		}
+		if scale == 1 && len(clamped) != 0 {
+			t.Errorf("at production size nothing is raised, got %v", p.ClampedAt(scale))
+		}
+	}
+	if n := len(p.ClampedAt(0.0001)); 2*n <= len(p.Collections) {
+		t.Errorf("at 0.0001 most of the default's collections are raised to one (what seed notes), got %d of %d", n, len(p.Collections))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	baseprogress "github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/runfmt"
@@ -36,7 +37,7 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 	h := workload.Header{CreatedAt: time.Now().UTC(), Catalog: catalog, SourceMode: "generated", SourceCounts: counts,
 		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: workload.DefaultBatchSize, SnapshotScale: &scale}
 	if live, ok := LiveHeapAt(p, scale); ok {
-		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &live, LiveHeapSource
+		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &live, LiveHeapSourceAt(scale)
 	}
 	w, err := workload.Create(path, h, cat, schemas)
 	if err != nil {
@@ -74,9 +75,9 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 				return workload.Info{}, err
 			}
 			if done++; progress != nil && (done%2000 == 0 || i+1 == g.Count(c.Name)) {
-				rate := float64(done) / time.Since(start).Seconds()
-				fmt.Fprintf(progress, "\rgenerate %-20s %9d/%-9d  all %9d/%-9d  %8.0f entities/s  ETA %-8s", c.Name, i+1, g.Count(c.Name), done, total, rate,
-					(time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
+				el := time.Since(start)
+				fmt.Fprintf(progress, "\rgenerate %-20s %9d/%-9d  all %9d/%-9d  %8.0f entities/s  ETA %-8s", c.Name, i+1, g.Count(c.Name), done, total,
+					float64(done)/el.Seconds(), baseprogress.ETA(done, total, el))
 			}
 		}
 		if err := w.End(0, time.Since(begin).Nanoseconds()); err != nil {

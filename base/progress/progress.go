@@ -83,3 +83,18 @@ func (l *Log) flush() error {
 	_, err := io.WriteString(l.w, line)
 	return err
 }
+
+// ETA is what is left of total at the rate done took elapsed, rounded to the second,
+// or "?" while the figure would say more about the start than the rate: before
+// etaAfter has passed or a hundredth of the work is done (a load's first entities
+// include its JVM's start and a rate of a few entities a second: "ETA 14m49s" for a
+// load of 15 seconds).
+func ETA(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || elapsed < etaAfter || done*100 < total {
+		return "?"
+	}
+	left := time.Duration(float64(elapsed) / float64(done) * float64(max(total-done, 0)))
+	return left.Round(time.Second).String()
+}
+
+const etaAfter = 5 * time.Second

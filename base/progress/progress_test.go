@@ -53,3 +53,25 @@ func TestForATerminalIsTheWriterItself(t *testing.T) {
 		t.Fatal("a log's progress was not")
 	}
 }
+
+// An ETA is the rest of the work at the rate so far, once the rate means something:
+// not in the first seconds (a JVM's start), not before a hundredth of the work.
+func TestETAWaitsForARate(t *testing.T) {
+	for _, c := range []struct {
+		done, total int64
+		elapsed     time.Duration
+		want        string
+	}{
+		{1, 7731, 100 * time.Millisecond, "?"},    // the first entity: a JVM's start, not a rate
+		{500, 1000, 2 * time.Second, "?"},         // half done, but too early to say
+		{50, 10000, 60 * time.Second, "?"},        // a minute in, a two-hundredth done
+		{100, 10000, 60 * time.Second, "1h39m0s"}, // a hundredth: 99 more minutes
+		{2375, 7731, 17 * time.Second, "38s"},     // 5,356 left at 139.7/s
+		{7731, 7731, 30 * time.Second, "0s"},
+		{0, 10, time.Minute, "?"},
+	} {
+		if got := ETA(c.done, c.total, c.elapsed); got != c.want {
+			t.Errorf("ETA(%d, %d, %s) = %s, want %s", c.done, c.total, c.elapsed, got, c.want)
+		}
+	}
+}

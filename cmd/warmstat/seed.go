@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -68,6 +69,10 @@ func seedCommand() *cli.Command {
 			if sc := cmd.Float("scale"); !(sc > 0 && sc <= 10) { // NaN too
 				return usageError(cmd, "--scale %v: must be above 0 and at most 10", sc)
 			}
+			if cl := p.ClampedAt(cmd.Float("scale")); 2*len(cl) > len(p.Collections) { // a few small ones always are
+				fmt.Fprintf(cmd.Root().ErrWriter, "note: at scale %g, %d of %d collections get one entity where their share rounds to none (%s): the catalog is not the profile's in proportion\n",
+					cmd.Float("scale"), len(cl), len(p.Collections), strings.Join(cl, ", "))
+			}
 			if cmd.IsSet("workload") {
 				return seedWorkload(ctx, cmd, p)
 			}
@@ -127,6 +132,9 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 	defer stop()
 	begin := time.Now()
 	info, err := seed.WriteWorkload(ctx, path, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), liveProgress(cmd.Root().ErrWriter))
+	if errors.Is(err, context.Canceled) { // WriteWorkload removed what it had written
+		return fmt.Errorf("interrupted: %s was not written (the part written so far is removed)", path)
+	}
 	if err != nil {
 		return err
 	}
@@ -140,7 +148,7 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 			if fit := m.LargestHeap(); evitaserver.NeedHeap(*live) > fit {
 				largest, _ := seed.LargestScaleFor(p, fit)
 				fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
-					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), seed.LiveHeapSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
+					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), info.Header.LiveHeapEstimateSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
 			}
 		}
 	}
