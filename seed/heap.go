@@ -26,10 +26,11 @@ const (
 // LiveHeapSourceAt says where LiveHeapAt's figure at scale s comes from, for a refusal
 // to quote: within the measured scales an estimate, above scale 1 an extrapolation.
 func LiveHeapSourceAt(s float64) string {
+	const measured = "the built-in profile's measured live heaps at scales 0.01 to 1.0"
 	if s > 1 {
-		return "extrapolated beyond scale 1.0 from the built-in profile's measured live heaps at scales 0.01 to 1.0"
+		return "extrapolated beyond scale 1.0 from " + measured
 	}
-	return "estimated from the built-in profile's measured live heaps at scales 0.01 to 1.0"
+	return "estimated from " + measured
 }
 
 // LiveHeapAt estimates the live heap of p's catalog at scale s. Only the built-in

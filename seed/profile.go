@@ -207,8 +207,12 @@ type Histogram struct {
 // collections scale too: a product's share of every partition it joins (a category,
 // a brand, a stock) must not depend on the scale, or the memory per entity would.
 func (c Collection) CountAt(scale float64) int {
-	return max(1, int(math.Round(float64(c.Count)*scale)))
+	return max(1, c.shareAt(scale))
 }
+
+// shareAt is the collection's production count × scale, rounded: its share of a
+// catalog at that scale before CountAt's minimum of one.
+func (c Collection) shareAt(scale float64) int { return int(math.Round(float64(c.Count) * scale)) }
 
 // ClampedAt names the collections whose count at scale is raised to CountAt's minimum
 // of one entity: below their share, so the catalog there no longer has the profile's
@@ -216,7 +220,7 @@ func (c Collection) CountAt(scale float64) int {
 func (p *Profile) ClampedAt(scale float64) []string {
 	var out []string
 	for _, c := range p.Collections {
-		if math.Round(float64(c.Count)*scale) < 1 {
+		if c.shareAt(scale) < 1 {
 			out = append(out, c.Name)
 		}
 	}
