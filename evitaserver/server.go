@@ -340,11 +340,14 @@ func (s *Server) Running() bool {
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 // Stop asks the JVM to shut down (SIGTERM to its process group), and kills it after
-// grace. It returns once the process is gone.
+// grace. It returns once the process is gone. A heap dump the JVM is writing is let
+// finish first (AwaitHeapDump): a server that ran out of memory is stopped by whoever
+// started it, often before its watch has done with it.
 func (s *Server) Stop(grace time.Duration) error {
 	if !s.Running() {
 		return nil
 	}
+	s.AwaitHeapDump()
 	pg := -s.cmd.Process.Pid
 	_ = syscall.Kill(pg, syscall.SIGTERM)
 	select {

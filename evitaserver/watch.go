@@ -94,6 +94,13 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 		}
 		return &Fault{Role: o.Role, Heap: s.HeapBytes, Reason: reason, HeapDump: dump, Advice: advice}
 	}
+	// the status call runs beside the loop: a JVM too busy to answer (GC-bound, or dying
+	// of OutOfMemoryError) holds a call for its whole timeout, and the logs must still be
+	// read every tick meanwhile, since a caller whose call failed waits only a few seconds
+	// for the verdict
+	probed := make(chan error, 1) // one call in flight at most: its send never blocks
+	probing := false
+	var lastErr error
 	for {
 		select {
 		case <-ctx.Done():
@@ -106,6 +113,14 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 				return fault("ran out of memory (OutOfMemoryError) and exited", o.Advice)
 			}
 			return fault(fmt.Sprintf("exited unexpectedly (%v); last log lines:\n%s", s.exitErr, s.Tail(10)), "")
+		case err := <-probed:
+			probing = false
+			if err == nil {
+				lastAnswer = time.Now()
+			} else {
+				lastErr = err
+			}
+			continue
 		case <-tick.C:
 		}
 		if out.sawOOM() {
@@ -123,33 +138,53 @@ func (s *Server) Watch(ctx context.Context, o WatchOptions) *Fault {
 				o.Warn(fmt.Sprintf("the %s server is under GC pressure: %s", o.Role, desc))
 			}
 		}
-		if time.Since(lastProbe) < 10*time.Second { // a status call now and then: no load on the measured server
-			continue
+		if silent := time.Since(lastAnswer); silent > o.Unanswered && s.Running() {
+			last := "a call still waits for its answer"
+			if !probing && lastErr != nil {
+				last = lastErr.Error()
+			}
+			return fault(fmt.Sprintf("has not answered a status call for %s although its process runs (last: %s)",
+				silent.Round(time.Second), last), "")
 		}
-		lastProbe = time.Now()
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := s.Probe(pctx, s.Addr)
-		cancel()
-		if err == nil {
-			lastAnswer = time.Now()
-		} else if ctx.Err() == nil && time.Since(lastAnswer) > o.Unanswered && s.Running() {
-			return fault(fmt.Sprintf("has not answered a status call for %s although its process runs (last: %v)",
-				time.Since(lastAnswer).Round(time.Second), err), "")
+		if !probing && time.Since(lastProbe) >= 10*time.Second { // now and then: no load on the measured server
+			probing, lastProbe = true, time.Now()
+			go func() {
+				pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+				probed <- s.Probe(pctx, s.Addr)
+			}()
 		}
 	}
 }
 
-// AwaitHeapDump waits (up to d, while the JVM lives) until a heap dump it is writing
+// AwaitHeapDump waits (up to heapDumpWait, while the JVM lives) until a heap dump it is writing
 // is complete: a server that failed is killed only after, since a dump cut short is
-// useless.
-func (s *Server) AwaitHeapDump(d time.Duration) {
+// useless. The JVM prints the OutOfMemoryError a moment before it announces the dump
+// ("Dumping heap to ..."), so an error with no dump announced yet is given a few
+// seconds for one.
+func (s *Server) AwaitHeapDump() {
 	t := &logTail{path: s.Log}
-	for end := time.Now().Add(d); time.Now().Before(end) && s.Running(); time.Sleep(500 * time.Millisecond) {
-		if t.sawOOM(); t.dump == "" || t.dumpClosed {
+	begin := time.Now()
+	for end := begin.Add(heapDumpWait); time.Now().Before(end) && s.Running(); time.Sleep(250 * time.Millisecond) {
+		t.sawOOM()
+		switch {
+		case t.dumpClosed:
+			return
+		case t.dump != "": // being written
+		case t.oom && time.Since(begin) < dumpAnnounced: // about to be written
+		default:
 			return
 		}
 	}
 }
+
+// heapDumpWait bounds the wait for a heap dump: a 21 GiB heap is written in about a
+// minute on this kind of machine's disk.
+const heapDumpWait = 2 * time.Minute
+
+// dumpAnnounced is how long after an OutOfMemoryError a heap dump may still be
+// announced: the JVM prints both from the same thread, one right after the other.
+const dumpAnnounced = 5 * time.Second
 
 // heapDump is the newest heap dump in the server's log directory, if any.
 func (s *Server) heapDump() string {
@@ -169,10 +204,9 @@ type logTail struct {
 	dumpClosed bool   // "Heap dump file created ..."
 }
 
+// sawOOM reads what the log gained since the last call (the dump's announcement and end
+// follow the error) and says whether an OutOfMemoryError was seen.
 func (t *logTail) sawOOM() bool {
-	if t.oom {
-		return true
-	}
 	f, err := os.Open(t.path)
 	if err != nil {
 		return false
@@ -194,7 +228,9 @@ func (t *logTail) sawOOM() bool {
 		if rest, ok := strings.CutPrefix(line, "Dumping heap to "); ok {
 			t.dump = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "..."))
 		}
-		if strings.HasPrefix(line, "Heap dump file created") {
+		// the dump's end: written, or given up ("Unable to create ...", "Dump file is incomplete")
+		if strings.HasPrefix(line, "Heap dump file created") || strings.HasPrefix(line, "Unable to create") ||
+			strings.HasPrefix(line, "Dump file is incomplete") {
 			t.dumpClosed = true
 		}
 	}

@@ -473,7 +473,7 @@ func (sc SpawnConfig) start(ctx context.Context, stop context.CancelCauseFunc, r
 	go func() {
 		if f := s.Watch(ctx, o); f != nil {
 			stop(f)
-			s.AwaitHeapDump(2 * time.Minute)
+			s.AwaitHeapDump()
 			s.Kill()
 		}
 	}()

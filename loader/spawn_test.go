@@ -165,7 +165,10 @@ func TestReaderTooSmallForSnapshot(t *testing.T) {
 	msg := err.Error()
 	if !strings.HasPrefix(msg, fmt.Sprintf("the reader server (heap %dm)", readerTestHeap>>20)) ||
 		!(strings.Contains(msg, "ran out of memory") || strings.Contains(msg, "is GC-bound")) || !strings.Contains(msg, "give it a larger heap") {
-		t.Fatalf("error does not lead with the reader's fault: %v", err)
+		tail, _ := os.ReadFile(filepath.Join(work, "reader-logs", "server.log"))
+		gc, _ := os.ReadFile(filepath.Join(work, "reader-logs", "gc.log"))
+		t.Fatalf("error does not lead with the reader's fault: %v\nreader log:\n%s\ngc log (last 3 KiB):\n%s",
+			err, lastBytes(tail, 6<<10), lastBytes(gc, 3<<10))
 	}
 	if strings.Contains(msg, "OutOfMemoryError") {
 		_, rest, ok := strings.Cut(msg, "heap dump: ")
@@ -447,3 +450,6 @@ func TestSpawnedReplay(t *testing.T) {
 		t.Fatalf("JVMs left: %v", pids)
 	}
 }
+
+// lastBytes is the end of a log, for a failure's message.
+func lastBytes(b []byte, n int) []byte { return b[max(0, len(b)-n):] }

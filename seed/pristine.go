@@ -81,7 +81,7 @@ func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64,
 	go func() {
 		if f := srv.Watch(sctx, evitaserver.WatchOptions{Role: "seeding", Advice: "give it a larger heap"}); f != nil {
 			stop(f)
-			srv.AwaitHeapDump(2 * time.Minute)
+			srv.AwaitHeapDump()
 			srv.Kill()
 		}
 	}()

@@ -7,11 +7,18 @@
 // With "spiral SECONDS" it is instead a GC-bound JVM: it keeps a live set of ~70 % of
 // its heap and allocates on for SECONDS, so that collections follow each other back to
 // back (what an undersized evitaDB writer does), then exits.
+//
+// With "oom SECONDS" it runs out of memory once, survives the error (as a server whose
+// request thread died does) and lives on idle for SECONDS.
 import java.util.ArrayList;
 import java.util.List;
 
 public class GcWorkload {
     public static void main(String[] args) {
+        if (args[0].equals("oom")) {
+            oom(Long.parseLong(args[1]));
+            return;
+        }
         if (args[0].equals("spiral")) {
             spiral(Long.parseLong(args[1]));
             return;
@@ -41,5 +48,21 @@ public class GcWorkload {
             live.set(i++ % live.size(), new byte[64 * 1024]); // and the live set keeps moving
         }
         System.out.println("done " + (sum + live.size()));
+    }
+
+    static void oom(long seconds) {
+        List<byte[]> live = new ArrayList<>();
+        try {
+            while (true) live.add(new byte[1024 * 1024]);
+        } catch (OutOfMemoryError e) {
+            int held = live.size();
+            live = null; // the heap is free again: the JVM lives on
+            System.out.println("survived after " + held + " MiB");
+        }
+        try {
+            Thread.sleep(seconds * 1000);
+        } catch (InterruptedException e) {
+            return;
+        }
     }
 }
