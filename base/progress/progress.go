@@ -88,8 +88,11 @@ func (l *Log) flush() error {
 // or "?" while the figure would say more about the start than the rate: before
 // etaAfter has passed or a hundredth of the work is done (a load's first entities
 // include its JVM's start and a rate of a few entities a second: "ETA 14m49s" for a
-// load of 15 seconds).
+// load of 15 seconds). Work that is done has nothing left, however fast it went.
 func ETA(done, total int64, elapsed time.Duration) string {
+	if total > 0 && done >= total {
+		return "0s"
+	}
 	if done <= 0 || elapsed < etaAfter || done*100 < total {
 		return "?"
 	}

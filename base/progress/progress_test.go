@@ -68,6 +68,7 @@ func TestETAWaitsForARate(t *testing.T) {
 		{100, 10000, 60 * time.Second, "1h39m0s"}, // a hundredth: 99 more minutes
 		{2375, 7731, 17 * time.Second, "38s"},     // 5,356 left at 139.7/s
 		{7731, 7731, 30 * time.Second, "0s"},
+		{3645, 3645, 400 * time.Millisecond, "0s"}, // done in under a second: nothing left, not "?"
 		{0, 10, time.Minute, "?"},
 	} {
 		if got := ETA(c.done, c.total, c.elapsed); got != c.want {

@@ -257,3 +257,121 @@ func helpExamples(c *cli.Command) []string {
 	}
 	return ex
 }
+
+// Every warmstat command the docs and the README show in a shell block can be typed as
+// it stands: its command exists, every flag it names is one the command has, and it
+// gives every flag the command requires (a reader who copies a command from a guide
+// must not meet "Required flag not set").
+func TestShownCommandsAreComplete(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	commands := map[string]*cli.Command{}
+	for _, c := range visibleCommands(app) {
+		commands[c.Name] = c
+	}
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join("..", "..", "README.md"))
+	shown := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sc := range shellCommands(string(b)) {
+			fields := strings.Fields(sc.text)
+			if len(fields) < 2 {
+				continue
+			}
+			c, ok := commands[fields[1]]
+			if !ok {
+				t.Errorf("%s:%d: warmstat has no command %q: %s", page, sc.line, fields[1], sc.text)
+				continue
+			}
+			shown++
+			given := map[string]bool{}
+			for _, tok := range fields[2:] {
+				name, ok := strings.CutPrefix(tok, "--")
+				if !ok {
+					continue
+				}
+				name, _, _ = strings.Cut(name, "=")
+				given[name] = true
+				if !slicesContainsName(c.Flags, name) && name != "help" {
+					t.Errorf("%s:%d: warmstat %s has no flag --%s: %s", page, sc.line, c.Name, name, sc.text)
+				}
+			}
+			if given["help"] {
+				continue
+			}
+			for _, f := range c.Flags {
+				if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() && !anyGiven(given, f.Names()) {
+					t.Errorf("%s:%d: warmstat %s lacks its required --%s: %s", page, sc.line, c.Name, f.Names()[0], sc.text)
+				}
+			}
+		}
+	}
+	if shown < 50 {
+		t.Fatalf("only %d warmstat commands found in the docs' shell blocks: the scan is broken", shown)
+	}
+	t.Logf("%d commands checked", shown)
+}
+
+// shownCommand is one warmstat command of a shell block, continuation lines joined.
+type shownCommand struct {
+	line int
+	text string
+}
+
+// shellCommands are the warmstat commands of a page's shell blocks (```shell, ```sh,
+// ```bash), from the word warmstat on, with a line's comment and any pipe cut off.
+func shellCommands(page string) []shownCommand {
+	var out []shownCommand
+	in := false
+	lines := strings.Split(page, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "```") {
+			lang := strings.TrimPrefix(l, "```")
+			in = !in && (lang == "shell" || lang == "sh" || lang == "bash")
+			continue
+		}
+		if !in {
+			continue
+		}
+		start := i
+		for strings.HasSuffix(l, "\\") && i+1 < len(lines) {
+			i++
+			l = strings.TrimSuffix(l, "\\") + " " + strings.TrimSpace(lines[i])
+		}
+		l, _, _ = strings.Cut(l, " #")
+		for _, part := range regexp.MustCompile(`&&|\|\||[|;]`).Split(l, -1) {
+			part = strings.TrimSpace(part)
+			if j := strings.Index(part, "warmstat "); j >= 0 && (j == 0 || strings.HasSuffix(part[:j], "/") || strings.HasSuffix(part[:j], " ")) {
+				out = append(out, shownCommand{line: start + 1, text: part[j:]})
+			}
+		}
+	}
+	return out
+}
+
+func slicesContainsName(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyGiven(given map[string]bool, names []string) bool {
+	for _, n := range names {
+		if given[n] {
+			return true
+		}
+	}
+	return false
+}
