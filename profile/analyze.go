@@ -52,9 +52,28 @@ func OpenRun(dir string) (*Run, error) {
 		if len(p.SampleType) == 0 {
 			return nil, fmt.Errorf("%s: no sample types", filepath.Join(dir, ph.Pprof))
 		}
+		if err := samplesAsRecorded(p, ph.Name, w.Mode); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ph.Pprof), err)
+		}
 		r.Phases[ph.Name] = p
 	}
 	return r, nil
+}
+
+// samplesAsRecorded refuses a phase's profile whose own labels contradict the manifest:
+// another phase's file, or another event's samples (a cpu share computed from bytes
+// allocated would be a silently wrong number). warmstat writes both labels; a profile
+// made otherwise that carries none is taken as the manifest says.
+func samplesAsRecorded(p *profile.Profile, phase, mode string) error {
+	for _, c := range p.Comments {
+		if got, ok := strings.CutPrefix(c, "phase: "); ok && got != phase {
+			return fmt.Errorf("the manifest's %s phase, but the profile says it is of phase %s", phase, got)
+		}
+	}
+	if want := kindOf(mode).value; p.SampleType[len(p.SampleType)-1].Type != want {
+		return fmt.Errorf("a %s profile should hold %s samples, but it holds %s", mode, want, p.SampleType[len(p.SampleType)-1].Type)
+	}
+	return nil
 }
 
 func readPprof(path string) (*profile.Profile, error) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/warmstat/warmstat/runfmt"
@@ -82,6 +83,8 @@ type FidelitySummary struct {
 	Worst        string   `json:"worst,omitempty"` // the main entry furthest from 1×
 	WorstRatio   *float64 `json:"worst_ratio"`
 	Missing      []string `json:"missing_events,omitempty"` // events the reference needs that no run gave
+	// Floored counts the main ratios below ×0.001 that the geometric mean took as ×0.001.
+	Floored int `json:"ratios_floored,omitempty"`
 }
 
 // FidelityGC is a run's writer collector over the run, for the reader to set beside
@@ -109,8 +112,8 @@ func eventOf(mode string) string {
 // its frames (CallerDepth frames above the frame matched), which say why a share is
 // what it is.
 func FidelityReport(ref *Reference, within float64, callers int, paths ...string) (*Fidelity, error) {
-	if !(within > 1) {
-		return nil, &OptionError{"Within", fmt.Sprintf("within %g: a factor above 1", within)}
+	if !(within > 1) || math.IsInf(within, 1) {
+		return nil, &OptionError{"Within", fmt.Sprintf("within %g: a finite factor above 1", within)}
 	}
 	if len(paths) == 0 {
 		return nil, &OptionError{"Runs", "no run given"}
@@ -122,6 +125,8 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		callers []map[string]int64 // per entry: path -> value
 	}
 	byEvent := map[string]*pooled{}
+	given := map[string]string{} // a run's identity -> the directory it was first given as
+	var first *runfmt.Manifest
 	for _, p := range paths {
 		dirs, _, err := runfmt.RunDirs(p)
 		if err != nil {
@@ -138,8 +143,15 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			if r.Manifest.ExitCode == 1 {
 				return nil, fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
 			}
-			if len(f.Runs) > 0 && f.Runs[0].Build != r.Manifest.Build.Label {
-				return nil, &Refusal{fmt.Sprintf("%s is of build %s, %s of build %s: a fidelity report is of one build's writer", f.Runs[0].Dir, f.Runs[0].Build, d, r.Manifest.Build.Label)}
+			id := runIdentity(r.Manifest)
+			if prev, ok := given[id]; ok {
+				return nil, &Refusal{fmt.Sprintf("run %s is given twice (also as %s): pooled twice, it would weigh double", d, prev)}
+			}
+			given[id] = d
+			if first == nil {
+				first = r.Manifest
+			} else if why := notPoolable(first, r.Manifest); why != "" {
+				return nil, &Refusal{fmt.Sprintf("%s and %s %s: a fidelity report is of one build's writer on one workload", f.Runs[0].Dir, d, why)}
 			}
 			w := r.Manifest.WriterProfile
 			ev := eventOf(w.Mode)
@@ -159,6 +171,9 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 				byEvent[ev] = pl
 			}
 			all, jit, samples := shares(load, ref, ev, pl.hit, pl.callers)
+			if all == 0 {
+				return nil, fmt.Errorf("run %s: its %s profile of the load holds no sample outside the JIT compiler's (%d in all): nothing to hold against the reference", d, ev, samples)
+			}
 			pl.all += all
 			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
 				Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
@@ -184,8 +199,12 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 				if *row.Faithful {
 					f.Summary.MainFaithful++
 				}
-				// a share of zero would make the mean zero and the distance infinite: it counts as ×0.001
-				l := math.Log(max(*row.Ratio, 1e-3))
+				// a share of zero would make the mean zero and the distance infinite: it counts as
+				// ×0.001, and the summary says so
+				if *row.Ratio < ratioFloor {
+					f.Summary.Floored++
+				}
+				l := math.Log(max(*row.Ratio, ratioFloor))
 				logSum += l
 				n++
 				if f.Summary.WorstRatio == nil || math.Abs(l) > worst {
@@ -202,6 +221,53 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		f.Summary.GeoMeanRatio = &g
 	}
 	return f, nil
+}
+
+// ratioFloor is the least ratio the geometric mean counts: a share of zero is
+// "far below", not "infinitely far".
+const ratioFloor = 1e-3
+
+// runIdentity tells one run from another whatever directory it is given as (a copy of a
+// run directory is the same run): its id, start and measured totals.
+func runIdentity(m *runfmt.Manifest) string {
+	id := fmt.Sprintf("%s %d %d %d", m.RunID, m.Entities, m.Timings.LoadWallNs, m.Timings.UpsertNs)
+	if m.StartedAt != nil {
+		id += " " + m.StartedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return id
+}
+
+// notPoolable says why two runs' samples may not be pooled ("" when they may): another
+// server build (by its jars, whatever its label), another workload, or one replayed and
+// one not.
+func notPoolable(a, b *runfmt.Manifest) string {
+	jars := func(m *runfmt.Manifest) (id, text string) {
+		if m.Server.Build == nil || m.Server.Build.ClasspathSHA256 == "" {
+			return "label " + m.Build.Label, "build " + m.Build.Label // no digests recorded: the label is all there is
+		}
+		d := m.Server.Build.ClasspathSHA256
+		return d, fmt.Sprintf("build %s, jars %s", m.Build.Label, shortID(d))
+	}
+	ja, ta := jars(a)
+	jb, tb := jars(b)
+	if ja != jb {
+		return fmt.Sprintf("ran different server builds (%s; %s)", ta, tb)
+	}
+	if a.SourceMode() != b.SourceMode() {
+		return fmt.Sprintf("read their entities differently (%s, %s)", a.SourceMode(), b.SourceMode())
+	}
+	if a.Source != nil && b.Source != nil && a.Source.WorkloadSHA256 != b.Source.WorkloadSHA256 {
+		return fmt.Sprintf("replayed different workloads (%s, %s)", shortID(a.Source.WorkloadSHA256), shortID(b.Source.WorkloadSHA256))
+	}
+	return ""
+}
+
+// shortID is a digest's first 12 digits, as a person compares them.
+func shortID(s string) string {
+	if len(s) == 64 {
+		return s[:12]
+	}
+	return s
 }
 
 // jitFrame marks a sample of the JIT compiler's threads (HotSpot's CompileBroker).
@@ -328,7 +394,11 @@ func (f *Fidelity) Line() string {
 		fmt.Fprintf(&b, " (%d not measured: no %s profile given)", s.Main-s.MainMeasured, strings.Join(s.Missing, " or "))
 	}
 	if s.GeoMeanRatio != nil {
-		fmt.Fprintf(&b, "; geometric mean of the ratios ×%.2f, furthest %s at ×%.2f", *s.GeoMeanRatio, s.Worst, *s.WorstRatio)
+		fmt.Fprintf(&b, "; geometric mean of the ratios ×%.2f", *s.GeoMeanRatio)
+		if s.Floored > 0 {
+			fmt.Fprintf(&b, " (%d ratio(s) of ×0.00 counted as ×%g)", s.Floored, ratioFloor)
+		}
+		fmt.Fprintf(&b, ", furthest %s at ×%.2f", s.Worst, *s.WorstRatio)
 	}
 	return b.String()
 }

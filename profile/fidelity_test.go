@@ -3,6 +3,7 @@ package profile
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,18 +194,121 @@ func TestFidelityKnownShares(t *testing.T) {
 	other := filepath.Join(tmp, "other")
 	profiledRun(t, other, "c", 4, "main;x 1\n", "main;y 1\n")
 	var mixed *Refusal
-	if _, err := FidelityReport(ref, 1.5, 0, allocRun, other); !errors.As(err, &mixed) || !strings.Contains(err.Error(), "of build c") {
+	if _, err := FidelityReport(ref, 1.5, 0, allocRun, other); !errors.As(err, &mixed) || !strings.Contains(err.Error(), "ran different server builds (build b; build c)") {
 		t.Fatalf("two builds: %v", err)
 	}
-	if _, err := FidelityReport(ref, 1, 0, allocRun); err == nil {
-		t.Fatal("within 1 accepted")
+	for _, within := range []float64{1, math.Inf(1), math.NaN()} {
+		if _, err := FidelityReport(ref, within, 0, allocRun); err == nil {
+			t.Fatalf("within %g accepted", within)
+		}
 	}
 	// a wall profile holds no share a reference names
-	m, _ := runfmt.ReadManifest(filepath.Join(allocRun, runfmt.ManifestFile))
-	m.WriterProfile.Mode = "wall"
-	runfmt.WriteManifest(filepath.Join(allocRun, runfmt.ManifestFile), m)
+	wallRun := filepath.Join(tmp, "wall")
+	profiledRunMode(t, "wall", wallRun, "b", 5, "main;x 1\n", "main;y 1\n")
 	var refusal *Refusal
-	if _, err := FidelityReport(ref, 1.5, 0, allocRun); !errors.As(err, &refusal) {
+	if _, err := FidelityReport(ref, 1.5, 0, wallRun); !errors.As(err, &refusal) {
 		t.Fatalf("wall profile: %v", err)
+	}
+}
+
+// Runs are pooled only when they are one build's writer on one workload, each once: a
+// run given twice (or a copy of it) would weigh double, a run of other jars under the
+// same label or of another workload would mix two answers into one share. Jars, not
+// labels, say which build ran. A profile whose own labels contradict its manifest, or
+// one with no sample to count, is refused rather than read as a share.
+func TestFidelityPoolsOnlyLikeRuns(t *testing.T) {
+	tmp := t.TempDir()
+	ref := parseRef(t, testReference)
+	stacks := "main;ex.Schema.get 10\nmain;other 90\n"
+	run := func(name, label string, seed uint64, jars, workload string) string {
+		dir := filepath.Join(tmp, name)
+		profiledRun(t, dir, label, seed, stacks, "main;golive 1\n")
+		path := filepath.Join(dir, runfmt.ManifestFile)
+		m, err := runfmt.ReadManifest(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Server.Build = &runfmt.ServerBuild{Source: runfmt.ServerFromRelease, Ref: label, Version: label, ClasspathSHA256: strings.Repeat(jars, 64)}
+		m.Source = &runfmt.Source{Mode: runfmt.SourceReplay, Workload: "w.wsw", WorkloadSHA256: strings.Repeat(workload, 64)}
+		if err := runfmt.WriteManifest(path, m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a := run(filepath.Join("set", "a"), "v1", 1, "a", "1")
+	relabelled := run("relabelled", "my-label", 2, "a", "1") // the same jars under another name
+	otherJars := run("other-jars", "v1", 3, "b", "1")        // another build under the same name
+	otherWorkload := run("other-workload", "v1", 4, "a", "2")
+
+	f, err := FidelityReport(ref, 1.5, 0, a, relabelled)
+	if err != nil || len(f.Runs) != 2 || *f.Entries[0].RunShare != 10 {
+		t.Fatalf("the same jars under two labels: %v %+v", err, f)
+	}
+	var refusal *Refusal
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{a, otherJars}, "ran different server builds (build v1, jars aaaaaaaaaaaa; build v1, jars bbbbbbbbbbbb)"},
+		{[]string{a, otherWorkload}, "replayed different workloads (111111111111, 222222222222)"},
+		{[]string{a, a + string(filepath.Separator)}, "is given twice"},
+		{[]string{filepath.Dir(a), a}, "is given twice"}, // a directory of runs holding it, and the run
+	} {
+		if _, err := FidelityReport(ref, 1.5, 0, c.paths...); !errors.As(err, &refusal) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a refusal saying %q", c.paths, err, c.want)
+		}
+	}
+	// a copy of a run directory is the same run
+	copied := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(copied, os.DirFS(a)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FidelityReport(ref, 1.5, 0, a, copied); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a run and its copy: %v", err)
+	}
+
+	// the JIT compiler's samples only: nothing to count, and said so
+	jit := filepath.Join(tmp, "jit-only")
+	profiledRun(t, jit, "v1", 9, "thread_native_entry;CompileBroker::compiler_thread_loop 50\n", "main;golive 1\n")
+	if _, err := FidelityReport(ref, 1.5, 0, jit); err == nil || !strings.Contains(err.Error(), "holds no sample outside the JIT compiler's") {
+		t.Errorf("a profile of the compiler only: %v", err)
+	}
+
+	// a load profile replaced by the goLive one, or by an alloc profile: refused when read
+	swapped := run("swapped", "v1", 10, "a", "1")
+	alloc := filepath.Join(tmp, "alloc")
+	profiledRunMode(t, "alloc", alloc, "v1", 11, "main;x 100\n", "main;y 1\n")
+	for _, c := range []struct{ from, want string }{
+		{filepath.Join(swapped, ProfileDir, "golive.pb.gz"), "the profile says it is of phase golive"},
+		{filepath.Join(alloc, ProfileDir, "load.pb.gz"), "a cpu profile should hold cpu samples, but it holds alloc_space"},
+	} {
+		b, err := os.ReadFile(c.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(swapped, ProfileDir, "load.pb.gz"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FidelityReport(ref, 1.5, 0, swapped); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("load.pb.gz from %s: %v, want %q", c.from, err, c.want)
+		}
+	}
+}
+
+// A main entry whose frames no sample reached has a ratio of zero; the geometric mean
+// counts it as ×0.001 and the line says so, rather than printing a mean that is not
+// the mean of the ratios shown.
+func TestFidelityLineSaysWhatTheMeanFloors(t *testing.T) {
+	tmp := t.TempDir()
+	ref := parseRef(t, testReference)
+	profiledRun(t, tmp, "b", 1, "main;ex.Schema.get 20\nmain;java.util.HashMap.getNode 10\nmain;other 70\n", "main;golive 1\n")
+	f, err := FidelityReport(ref, 1.5, 0, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// get ×1, leaf ×1, inner ×0 (counted as ×0.001)
+	if f.Summary.Floored != 1 || math.Abs(*f.Summary.GeoMeanRatio-math.Cbrt(0.001)) > 1e-12 ||
+		!strings.Contains(f.Line(), "geometric mean of the ratios ×0.10 (1 ratio(s) of ×0.00 counted as ×0.001), furthest inner at ×0.00") {
+		t.Fatalf("%+v %q", f.Summary, f.Line())
 	}
 }

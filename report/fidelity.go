@@ -23,9 +23,13 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 	}
 	md := format == Markdown
 	heading(w, md, fmt.Sprintf("fidelity: the writer's load-window samples against %s", f.Reference.Name))
-	fmt.Fprintf(w, "reference: %s (%s)\n", f.Reference.About, f.Reference.Path)
+	item := "" // markdown: the head's lines are a list, not one paragraph
+	if md {
+		item = "- "
+	}
+	fmt.Fprintf(w, "%sreference: %s (%s)\n", item, f.Reference.About, f.Reference.Path)
 	for _, r := range f.Runs {
-		fmt.Fprintf(w, "run: %s (build %s, %s upserts, %s samples, the JIT compiler's %.1f %% of them left out; %s)\n", r.Dir, r.Build,
+		fmt.Fprintf(w, "%srun: %s (build %s, %s upserts, %s samples, the JIT compiler's %.1f %% of them left out; %s)\n", item, r.Dir, r.Build,
 			group(fmt.Sprint(r.Entities)), group(fmt.Sprint(r.Samples)), r.JITPct, r.Profile)
 	}
 	if md {
@@ -55,12 +59,18 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 	writeTable(w, md, []string{"entry", "class", "samples", "run", "reference", "ratio", fmt.Sprintf("×%g", f.Within)}, rows)
 	fmt.Fprintln(w)
 	writeCallers(w, f, md)
+	// production's collector figures are the built-in reference's (published with its
+	// profile); a reference file states none
+	beside := ""
+	if f.Reference.Path == "built-in:"+profile.DefaultReference {
+		beside = " (production: 0 full, 0.38 %)"
+	}
 	for _, g := range f.GC {
 		full := "unknown"
 		if g.FullPauses != nil {
 			full = group(fmt.Sprint(*g.FullPauses))
 		}
-		fmt.Fprintf(w, "writer GC over %s: %s full collections, %.2f %% of the JVM's wall in pauses (production: 0 full, 0.38 %%)\n", g.Dir, full, g.PauseWallPc)
+		fmt.Fprintf(w, "%swriter GC over %s: %s full collections, %.2f %% of the JVM's wall in pauses%s\n", item, g.Dir, full, g.PauseWallPc, beside)
 	}
 	if len(f.GC) > 0 {
 		fmt.Fprintln(w)
@@ -81,7 +91,7 @@ func writeCallers(w io.Writer, f *profile.Fidelity, md bool) {
 			continue
 		}
 		if !any {
-			fmt.Fprintf(w, "where each entry's samples come from (its frame's callers, nearest first; shares of all samples):\n\n")
+			fmt.Fprintf(w, "where each entry's samples come from (its frame's callers, nearest first; shares of all the samples counted, the JIT compiler's left out):\n\n")
 			any = true
 		}
 		rows := [][]string{}

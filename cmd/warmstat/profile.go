@@ -135,6 +135,9 @@ func runProfile(cmd *cli.Command, f report.Format) error {
 		if err != nil {
 			return err
 		}
+		if cmd.IsSet("top") {
+			return usageError(cmd, "--top lists frames of a profile or a diff; a fidelity report lists its reference's entries (--callers lists where they come from)")
+		}
 		if cmd.Int("callers") < 0 {
 			return usageError(cmd, "--callers %d: a count, 0 or more", cmd.Int("callers"))
 		}

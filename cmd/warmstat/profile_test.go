@@ -180,6 +180,8 @@ func TestProfileUsageErrors(t *testing.T) {
 		{[]string{"profile", "--callers", "2", "r"}, "--callers needs --fidelity"},
 		{[]string{"profile", "--fidelity", "--callers", "-1", "r"}, "--callers -1"},
 		{[]string{"profile", "--fidelity", "--within", "1", "r"}, "--within"},
+		{[]string{"profile", "--fidelity", "--within", "Inf", "r"}, "a finite factor above 1"},
+		{[]string{"profile", "--fidelity", "--top", "5", "r"}, "--top lists frames"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		want := 2

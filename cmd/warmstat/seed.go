@@ -139,7 +139,7 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 		return err
 	}
 	took := time.Since(begin)
-	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities of catalog %s at scale %g written in %s (%.0f entities/s, %s); replay it with warmstat load --replay %s --build LABEL --out DIR\n",
+	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities of catalog %s at scale %g written in %s (%.0f entities/s, %s); replay it with warmstat load --replay %s --evita-version V --build LABEL --out DIR\n",
 		path, info.Trailer.Entities, cmd.String("catalog"), cmd.Float("scale"), took.Round(time.Millisecond), float64(info.Trailer.Entities)/took.Seconds(),
 		runfmt.FormatSize(info.Size), path)
 	if live := info.Header.LiveHeapEstimateBytes; live != nil {
