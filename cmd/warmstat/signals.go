@@ -71,7 +71,7 @@ func interruptible(parent context.Context, errw io.Writer) (context.Context, fun
 			}
 			if sig == os.Interrupt && !interrupted {
 				interrupted = true
-				fmt.Fprintln(errw, "\nwarmstat: interrupted: stopping at the next safe point (an upsert in flight is never cut); Ctrl-C again to stop at once")
+				fmt.Fprintln(errw, "\nwarmstat: interrupted: stopping at the next safe point (work in flight, an upsert or a write, is finished, never cut); Ctrl-C again to stop at once")
 				cancel()
 				continue
 			}
