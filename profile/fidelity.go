@@ -56,6 +56,10 @@ type FidelityRow struct {
 	RefEntry
 	// RunShare is the runs' share in percent; nil when no run was profiled for Event.
 	RunShare *float64 `json:"run_share_pct"`
+	// RunShares are each pooled run's own share, in the order its runs are listed, when
+	// two or more runs of Event were pooled: how much one run's answer can be trusted
+	// (a small allocation site falls in or out of one run's samples).
+	RunShares []float64 `json:"run_shares_pct,omitempty"`
 	// Ratio is RunShare / Share; nil without a run share.
 	Ratio *float64 `json:"ratio"`
 	// Faithful: Ratio within [1/Within, Within].
@@ -85,6 +89,9 @@ type FidelitySummary struct {
 	Missing      []string `json:"missing_events,omitempty"` // events the reference needs that no run gave
 	// Floored counts the main ratios below ×0.001 that the geometric mean took as ×0.001.
 	Floored int `json:"ratios_floored,omitempty"`
+	// Unsettled are the main entries within the factor in some pooled runs and outside it
+	// in others: their verdict is the pooled share's, but one run would not have given it.
+	Unsettled []string `json:"unsettled,omitempty"`
 }
 
 // FidelityGC is a run's writer collector over the run, for the reader to set beside
@@ -119,10 +126,15 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		return nil, &OptionError{"Runs", "no run given"}
 	}
 	f := &Fidelity{Reference: ref, Within: within}
+	type run struct {
+		all int64
+		hit []int64 // per entry
+	}
 	type pooled struct {
 		all     int64
 		hit     []int64            // per entry
 		callers []map[string]int64 // per entry: path -> value
+		runs    []run              // each run's own, in the order given
 	}
 	byEvent := map[string]*pooled{}
 	given := map[string]string{} // a run's identity -> the directory it was first given as
@@ -170,11 +182,16 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 				}
 				byEvent[ev] = pl
 			}
-			all, jit, samples := shares(load, ref, ev, pl.hit, pl.callers)
+			hit := make([]int64, len(ref.Entries))
+			all, jit, samples := shares(load, ref, ev, hit, pl.callers)
 			if all == 0 {
 				return nil, fmt.Errorf("run %s: its %s profile of the load holds no sample outside the JIT compiler's (%d in all): nothing to hold against the reference", d, ev, samples)
 			}
 			pl.all += all
+			for i, h := range hit {
+				pl.hit[i] += h
+			}
+			pl.runs = append(pl.runs, run{all, hit})
 			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
 				Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
 			if gc := r.Manifest.WriterGC; gc != nil {
@@ -182,15 +199,29 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			}
 		}
 	}
+	faithful := func(ratio float64) bool { return ratio >= 1/within && ratio <= within }
 	logSum, worst, n := 0.0, 0.0, 0
 	for i, e := range ref.Entries {
 		row := FidelityRow{RefEntry: e}
 		if pl, ok := byEvent[e.Event]; ok && pl.all > 0 {
 			s := 100 * float64(pl.hit[i]) / float64(pl.all)
 			ratio := s / e.Share
-			ok := ratio >= 1/within && ratio <= within
+			ok := faithful(ratio)
 			row.RunShare, row.Ratio, row.Faithful = &s, &ratio, &ok
 			row.Callers = topCallers(pl.callers[i], pl.all, callers)
+			if len(pl.runs) > 1 {
+				in := 0
+				for _, r := range pl.runs {
+					rs := 100 * float64(r.hit[i]) / float64(r.all)
+					row.RunShares = append(row.RunShares, rs)
+					if faithful(rs / e.Share) {
+						in++
+					}
+				}
+				if e.Main && in > 0 && in < len(pl.runs) {
+					f.Summary.Unsettled = append(f.Summary.Unsettled, e.ID)
+				}
+			}
 		}
 		if e.Main {
 			f.Summary.Main++
@@ -238,8 +269,8 @@ func runIdentity(m *runfmt.Manifest) string {
 }
 
 // notPoolable says why two runs' samples may not be pooled ("" when they may): another
-// server build (by its jars, whatever its label), another workload, or one replayed and
-// one not.
+// server build (by its jars, whatever its label), a remote writer and an embedded one,
+// another workload, or one replayed and one not.
 func notPoolable(a, b *runfmt.Manifest) string {
 	jars := func(m *runfmt.Manifest) (id, text string) {
 		if m.Server.Build == nil || m.Server.Build.ClasspathSHA256 == "" {
@@ -252,6 +283,10 @@ func notPoolable(a, b *runfmt.Manifest) string {
 	jb, tb := jars(b)
 	if ja != jb {
 		return fmt.Sprintf("ran different server builds (%s; %s)", ta, tb)
+	}
+	if a.TargetMode != b.TargetMode {
+		// a remote writer's samples include its transport's, which dilute every share
+		return fmt.Sprintf("ran different writers (%s, %s)", a.TargetMode, b.TargetMode)
 	}
 	if a.SourceMode() != b.SourceMode() {
 		return fmt.Sprintf("read their entities differently (%s, %s)", a.SourceMode(), b.SourceMode())
@@ -399,6 +434,9 @@ func (f *Fidelity) Line() string {
 			fmt.Fprintf(&b, " (%d ratio(s) of ×0.00 counted as ×%g)", s.Floored, ratioFloor)
 		}
 		fmt.Fprintf(&b, ", furthest %s at ×%.2f", s.Worst, *s.WorstRatio)
+	}
+	if len(s.Unsettled) > 0 {
+		fmt.Fprintf(&b, "; within ×%g in some runs and outside in others: %s", f.Within, strings.Join(s.Unsettled, ", "))
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,6 +240,18 @@ func TestFidelityPoolsOnlyLikeRuns(t *testing.T) {
 	relabelled := run("relabelled", "my-label", 2, "a", "1") // the same jars under another name
 	otherJars := run("other-jars", "v1", 3, "b", "1")        // another build under the same name
 	otherWorkload := run("other-workload", "v1", 4, "a", "2")
+	embedded := run("embedded", "v1", 5, "a", "1")
+	{ // the same build and workload, applied by the embedded writer: no transport in its samples
+		path := filepath.Join(embedded, runfmt.ManifestFile)
+		m, err := runfmt.ReadManifest(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.TargetMode = runfmt.TargetEmbedded
+		if err := runfmt.WriteManifest(path, m); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	f, err := FidelityReport(ref, 1.5, 0, a, relabelled)
 	if err != nil || len(f.Runs) != 2 || *f.Entries[0].RunShare != 10 {
@@ -251,6 +264,7 @@ func TestFidelityPoolsOnlyLikeRuns(t *testing.T) {
 	}{
 		{[]string{a, otherJars}, "ran different server builds (build v1, jars aaaaaaaaaaaa; build v1, jars bbbbbbbbbbbb)"},
 		{[]string{a, otherWorkload}, "replayed different workloads (111111111111, 222222222222)"},
+		{[]string{a, embedded}, "ran different writers (remote, embedded)"},
 		{[]string{a, a + string(filepath.Separator)}, "is given twice"},
 		{[]string{filepath.Dir(a), a}, "is given twice"}, // a directory of runs holding it, and the run
 	} {
@@ -310,5 +324,41 @@ func TestFidelityLineSaysWhatTheMeanFloors(t *testing.T) {
 	if f.Summary.Floored != 1 || math.Abs(*f.Summary.GeoMeanRatio-math.Cbrt(0.001)) > 1e-12 ||
 		!strings.Contains(f.Line(), "geometric mean of the ratios ×0.10 (1 ratio(s) of ×0.00 counted as ×0.001), furthest inner at ×0.00") {
 		t.Fatalf("%+v %q", f.Summary, f.Line())
+	}
+}
+
+// Pooled runs keep their own shares: each entry lists every run's, and a main entry
+// that one run puts within the factor and another outside is named, although the
+// pooled share decides its verdict. One run alone has no list.
+func TestFidelityKeepsEachRunsShare(t *testing.T) {
+	tmp := t.TempDir()
+	ref := parseRef(t, testReference)
+	// get (reference 20 %): 10 % in r1 (×0.5, outside), 25 % in r2 (×1.25, within), 17.5 % pooled
+	// leaf (reference 10 %): 10 % in both
+	r1, r2 := filepath.Join(tmp, "r1"), filepath.Join(tmp, "r2")
+	profiledRun(t, r1, "b", 1, "main;ex.Schema.get 10\nmain;x;java.util.HashMap.getNode 10\nmain;other 80\n", "main;golive 1\n")
+	profiledRun(t, r2, "b", 2, "main;ex.Schema.get 25\nmain;x;java.util.HashMap.getNode 10\nmain;other 65\n", "main;golive 1\n")
+	f, err := FidelityReport(ref, 1.5, 0, r1, r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, leaf := f.Entries[0], f.Entries[1]
+	if math.Abs(*get.RunShare-17.5) > 1e-9 || !*get.Faithful || len(get.RunShares) != 2 ||
+		math.Abs(get.RunShares[0]-10) > 1e-9 || math.Abs(get.RunShares[1]-25) > 1e-9 {
+		t.Errorf("get: pooled %v %v, runs %v; want 17.5 within, runs [10 25]", *get.RunShare, *get.Faithful, get.RunShares)
+	}
+	if len(leaf.RunShares) != 2 || leaf.RunShares[0] != 10 || leaf.RunShares[1] != 10 {
+		t.Errorf("leaf: runs %v, want [10 10]", leaf.RunShares)
+	}
+	if !slices.Equal(f.Summary.Unsettled, []string{"get"}) || !strings.Contains(f.Line(), "within ×1.5 in some runs and outside in others: get") {
+		t.Errorf("unsettled %v, line %q", f.Summary.Unsettled, f.Line())
+	}
+	// an alloc entry has no list: one alloc run was given (none here), and one cpu run alone has none either
+	if f.Entries[4].RunShares != nil {
+		t.Errorf("alloc entry without runs: %v", f.Entries[4].RunShares)
+	}
+	one, err := FidelityReport(ref, 1.5, 0, r1)
+	if err != nil || one.Entries[0].RunShares != nil || one.Summary.Unsettled != nil {
+		t.Errorf("one run: %v %v %v", err, one.Entries[0].RunShares, one.Summary.Unsettled)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/warmstat/warmstat/profile"
@@ -36,6 +37,8 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+	// with runs pooled, each entry's range over the runs: one run's answer may not be the pool's
+	spread := slices.ContainsFunc(f.Entries, func(e profile.FidelityRow) bool { return len(e.RunShares) > 1 })
 	rows := [][]string{}
 	for _, e := range f.Entries {
 		run, ratio, verdict := "not measured", "—", "—"
@@ -54,9 +57,17 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 		if e.Main {
 			class = "main"
 		}
-		rows = append(rows, []string{frameCell(e.ID, md), class, e.Event + " " + e.Measure, run, fmt.Sprintf("%.2f %%", e.Share), ratio, verdict})
+		row := []string{frameCell(e.ID, md), class, e.Event + " " + e.Measure, run}
+		if spread {
+			row = append(row, runRange(e.RunShares))
+		}
+		rows = append(rows, append(row, fmt.Sprintf("%.2f %%", e.Share), ratio, verdict))
 	}
-	writeTable(w, md, []string{"entry", "class", "samples", "run", "reference", "ratio", fmt.Sprintf("×%g", f.Within)}, rows)
+	head := []string{"entry", "class", "samples", "run"}
+	if spread {
+		head = append(head, "runs apart")
+	}
+	writeTable(w, md, append(head, "reference", "ratio", fmt.Sprintf("×%g", f.Within)), rows)
 	fmt.Fprintln(w)
 	writeCallers(w, f, md)
 	// production's collector figures are the built-in reference's (published with its
@@ -81,6 +92,14 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 	}
 	fmt.Fprintln(w, line)
 	return nil
+}
+
+// runRange is the least and the greatest of the runs' own shares ("" for one run).
+func runRange(shares []float64) string {
+	if len(shares) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f–%.2f %% (%d)", slices.Min(shares), slices.Max(shares), len(shares))
 }
 
 // writeCallers lists, under each measured entry, the call paths its samples came from.
