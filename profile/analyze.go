@@ -73,6 +73,15 @@ func samplesAsRecorded(p *profile.Profile, phase, mode string) error {
 	if want := kindOf(mode).value; p.SampleType[len(p.SampleType)-1].Type != want {
 		return fmt.Errorf("a %s profile should hold %s samples, but it holds %s", mode, want, p.SampleType[len(p.SampleType)-1].Type)
 	}
+	// a sample counts time, bytes or occurrences: a negative one is a damaged file, and
+	// would make shares that need not lie between 0 and 100 %
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				return fmt.Errorf("sample %d holds a negative %s (%d): not a profile as recorded", i+1, p.SampleType[j].Type, v)
+			}
+		}
+	}
 	return nil
 }
 

@@ -2,8 +2,12 @@ package profile
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -59,7 +63,7 @@ type FidelityRow struct {
 	// RunShares are each pooled run's own share, in the order its runs are listed, when
 	// two or more runs of Event were pooled: how much one run's answer can be trusted
 	// (a small allocation site falls in or out of one run's samples).
-	RunShares []float64 `json:"run_shares_pct,omitempty"`
+	RunShares []RunShare `json:"run_shares,omitempty"`
 	// Ratio is RunShare / Share; nil without a run share.
 	Ratio *float64 `json:"ratio"`
 	// Faithful: Ratio within [1/Within, Within].
@@ -67,6 +71,12 @@ type FidelityRow struct {
 	// Callers are where the entry's samples come from: the frames above its frame,
 	// nearest first, with their share of all samples (the largest, when asked for).
 	Callers []Caller `json:"callers,omitempty"`
+}
+
+// RunShare is one pooled run's own share of an entry.
+type RunShare struct {
+	Dir      string  `json:"dir"`
+	SharePct float64 `json:"share_pct"`
 }
 
 // Caller is one call path into an entry's frames and its share of all samples.
@@ -89,8 +99,10 @@ type FidelitySummary struct {
 	Missing      []string `json:"missing_events,omitempty"` // events the reference needs that no run gave
 	// Floored counts the main ratios below ×0.001 that the geometric mean took as ×0.001.
 	Floored int `json:"ratios_floored,omitempty"`
-	// Unsettled are the main entries within the factor in some pooled runs and outside it
-	// in others: their verdict is the pooled share's, but one run would not have given it.
+	// Unsettled are the main entries of which at least one pooled run, alone, would have
+	// given another verdict than the pool (within where the pool is outside, or outside
+	// where it is within — the runs on both sides of the factor, or all of them outside
+	// while their pool is inside): the verdict is the pool's, but not every run's.
 	Unsettled []string `json:"unsettled,omitempty"`
 }
 
@@ -127,6 +139,7 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 	}
 	f := &Fidelity{Reference: ref, Within: within}
 	type run struct {
+		dir string
 		all int64
 		hit []int64 // per entry
 	}
@@ -137,7 +150,8 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		runs    []run              // each run's own, in the order given
 	}
 	byEvent := map[string]*pooled{}
-	given := map[string]string{} // a run's identity -> the directory it was first given as
+	firstOf := map[string]FidelityRun{} // each event's first run, whose sampling the others must share
+	given := map[string]string{}        // a run's identity -> the directory it was first given as
 	var first *runfmt.Manifest
 	for _, p := range paths {
 		dirs, _, err := runfmt.RunDirs(p)
@@ -174,6 +188,21 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			if !ok {
 				return nil, fmt.Errorf("run %s: its writer profile has no load phase", d)
 			}
+			// the same samples are the same run, whatever its manifest was edited to say
+			digest, err := loadProfileDigest(d, w)
+			if err != nil {
+				return nil, err
+			}
+			if prev, ok := given[digest]; ok {
+				return nil, &Refusal{fmt.Sprintf("run %s holds the same load profile as %s: pooled twice, it would weigh double", d, prev)}
+			}
+			given[digest] = d
+			if fr, ok := firstOf[ev]; !ok {
+				firstOf[ev] = FidelityRun{Dir: d, Profile: w.Describe()}
+			} else if b := w.Describe(); fr.Profile != b {
+				// pooled by value, a run sampled ten times as coarsely weighs as much with a tenth of the samples
+				return nil, &Refusal{fmt.Sprintf("run %s was profiled %s and %s %s: pool runs profiled alike (--writer-profile-interval)", d, b, fr.Dir, fr.Profile)}
+			}
 			pl := byEvent[ev]
 			if pl == nil {
 				pl = &pooled{hit: make([]int64, len(ref.Entries)), callers: make([]map[string]int64, len(ref.Entries))}
@@ -191,7 +220,7 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			for i, h := range hit {
 				pl.hit[i] += h
 			}
-			pl.runs = append(pl.runs, run{all, hit})
+			pl.runs = append(pl.runs, run{d, all, hit})
 			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
 				Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
 			if gc := r.Manifest.WriterGC; gc != nil {
@@ -210,15 +239,13 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			row.RunShare, row.Ratio, row.Faithful = &s, &ratio, &ok
 			row.Callers = topCallers(pl.callers[i], pl.all, callers)
 			if len(pl.runs) > 1 {
-				in := 0
+				differs := false
 				for _, r := range pl.runs {
 					rs := 100 * float64(r.hit[i]) / float64(r.all)
-					row.RunShares = append(row.RunShares, rs)
-					if faithful(rs / e.Share) {
-						in++
-					}
+					row.RunShares = append(row.RunShares, RunShare{r.dir, rs})
+					differs = differs || faithful(rs/e.Share) != ok
 				}
-				if e.Main && in > 0 && in < len(pl.runs) {
+				if e.Main && differs {
 					f.Summary.Unsettled = append(f.Summary.Unsettled, e.ID)
 				}
 			}
@@ -252,6 +279,21 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		f.Summary.GeoMeanRatio = &g
 	}
 	return f, nil
+}
+
+// loadProfileDigest is the SHA-256 of a run's load profile file.
+func loadProfileDigest(dir string, w *runfmt.WriterProfile) (string, error) {
+	for _, ph := range w.Phases {
+		if ph.Name == runfmt.PhaseLoad {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ph.Pprof)))
+			if err != nil {
+				return "", err
+			}
+			sum := sha256.Sum256(b)
+			return hex.EncodeToString(sum[:]), nil
+		}
+	}
+	return "", fmt.Errorf("run %s: its writer profile has no load phase", dir)
 }
 
 // ratioFloor is the least ratio the geometric mean counts: a share of zero is
@@ -436,7 +478,7 @@ func (f *Fidelity) Line() string {
 		fmt.Fprintf(&b, ", furthest %s at ×%.2f", s.Worst, *s.WorstRatio)
 	}
 	if len(s.Unsettled) > 0 {
-		fmt.Fprintf(&b, "; within ×%g in some runs and outside in others: %s", f.Within, strings.Join(s.Unsettled, ", "))
+		fmt.Fprintf(&b, "; one run alone would have judged otherwise: %s", strings.Join(s.Unsettled, ", "))
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -220,9 +221,10 @@ func TestFidelityKnownShares(t *testing.T) {
 func TestFidelityPoolsOnlyLikeRuns(t *testing.T) {
 	tmp := t.TempDir()
 	ref := parseRef(t, testReference)
-	stacks := "main;ex.Schema.get 10\nmain;other 90\n"
 	run := func(name, label string, seed uint64, jars, workload string) string {
 		dir := filepath.Join(tmp, name)
+		// each run's samples its own (two runs never record the same profile), get 10 % in all
+		stacks := fmt.Sprintf("main;ex.Schema.get 10\nmain;other 80\nmain;filler%d 10\n", seed)
 		profiledRun(t, dir, label, seed, stacks, "main;golive 1\n")
 		path := filepath.Join(dir, runfmt.ManifestFile)
 		m, err := runfmt.ReadManifest(path)
@@ -328,37 +330,93 @@ func TestFidelityLineSaysWhatTheMeanFloors(t *testing.T) {
 }
 
 // Pooled runs keep their own shares: each entry lists every run's, and a main entry
-// that one run puts within the factor and another outside is named, although the
-// pooled share decides its verdict. One run alone has no list.
+// for which one run alone would have given another verdict than the pool is named —
+// runs on both sides of the factor, or all of them outside while their pool is within.
+// One run alone has no list.
 func TestFidelityKeepsEachRunsShare(t *testing.T) {
 	tmp := t.TempDir()
 	ref := parseRef(t, testReference)
-	// get (reference 20 %): 10 % in r1 (×0.5, outside), 25 % in r2 (×1.25, within), 17.5 % pooled
-	// leaf (reference 10 %): 10 % in both
+	// get (reference 20 %): 10 % in r1 (×0.5, outside), 25 % in r2 (×1.25, within), 17.5 % pooled (within)
+	// leaf (reference 10 %): 5 % in r1 (×0.5), 16 % in r2 (×1.6): both outside, pooled 10.5 % within
+	// inner (reference 5 %): 5 % in both: settled
 	r1, r2 := filepath.Join(tmp, "r1"), filepath.Join(tmp, "r2")
-	profiledRun(t, r1, "b", 1, "main;ex.Schema.get 10\nmain;x;java.util.HashMap.getNode 10\nmain;other 80\n", "main;golive 1\n")
-	profiledRun(t, r2, "b", 2, "main;ex.Schema.get 25\nmain;x;java.util.HashMap.getNode 10\nmain;other 65\n", "main;golive 1\n")
+	profiledRun(t, r1, "b", 1, "main;ex.Schema.get 10\nmain;x;java.util.HashMap.getNode 5\nmain;c.IntMap$It.next 5\nmain;other 80\n", "main;golive 1\n")
+	profiledRun(t, r2, "b", 2, "main;ex.Schema.get 25\nmain;x;java.util.HashMap.getNode 16\nmain;c.IntMap$It.next 5\nmain;other 54\n", "main;golive 1\n")
 	f, err := FidelityReport(ref, 1.5, 0, r1, r2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	get, leaf := f.Entries[0], f.Entries[1]
-	if math.Abs(*get.RunShare-17.5) > 1e-9 || !*get.Faithful || len(get.RunShares) != 2 ||
-		math.Abs(get.RunShares[0]-10) > 1e-9 || math.Abs(get.RunShares[1]-25) > 1e-9 {
-		t.Errorf("get: pooled %v %v, runs %v; want 17.5 within, runs [10 25]", *get.RunShare, *get.Faithful, get.RunShares)
+	shares := func(rs []RunShare) (dirs []string, v []float64) {
+		for _, r := range rs {
+			dirs, v = append(dirs, r.Dir), append(v, r.SharePct)
+		}
+		return dirs, v
 	}
-	if len(leaf.RunShares) != 2 || leaf.RunShares[0] != 10 || leaf.RunShares[1] != 10 {
-		t.Errorf("leaf: runs %v, want [10 10]", leaf.RunShares)
+	get, leaf, inner := f.Entries[0], f.Entries[1], f.Entries[3]
+	dirs, v := shares(get.RunShares)
+	if math.Abs(*get.RunShare-17.5) > 1e-9 || !*get.Faithful || !slices.Equal(dirs, []string{r1, r2}) ||
+		len(v) != 2 || math.Abs(v[0]-10) > 1e-9 || math.Abs(v[1]-25) > 1e-9 {
+		t.Errorf("get: pooled %v %v, runs %v; want 17.5 within, runs [10 25] of r1, r2", *get.RunShare, *get.Faithful, get.RunShares)
 	}
-	if !slices.Equal(f.Summary.Unsettled, []string{"get"}) || !strings.Contains(f.Line(), "within ×1.5 in some runs and outside in others: get") {
+	if _, v = shares(leaf.RunShares); math.Abs(*leaf.RunShare-10.5) > 1e-9 || !*leaf.Faithful || len(v) != 2 || v[0] != 5 || v[1] != 16 {
+		t.Errorf("leaf: pooled %v %v, runs %v; want 10.5 within, runs [5 16]", *leaf.RunShare, *leaf.Faithful, leaf.RunShares)
+	}
+	if len(inner.RunShares) != 2 {
+		t.Errorf("inner: runs %v", inner.RunShares)
+	}
+	if !slices.Equal(f.Summary.Unsettled, []string{"get", "leaf"}) || !strings.Contains(f.Line(), "one run alone would have judged otherwise: get, leaf") {
 		t.Errorf("unsettled %v, line %q", f.Summary.Unsettled, f.Line())
 	}
-	// an alloc entry has no list: one alloc run was given (none here), and one cpu run alone has none either
-	if f.Entries[4].RunShares != nil {
+	if f.Entries[4].RunShares != nil { // alloc: no run of it
 		t.Errorf("alloc entry without runs: %v", f.Entries[4].RunShares)
 	}
 	one, err := FidelityReport(ref, 1.5, 0, r1)
 	if err != nil || one.Entries[0].RunShares != nil || one.Summary.Unsettled != nil {
 		t.Errorf("one run: %v %v %v", err, one.Entries[0].RunShares, one.Summary.Unsettled)
+	}
+
+	editManifest := func(dir string, edit func(m *runfmt.Manifest)) {
+		path := filepath.Join(dir, runfmt.ManifestFile)
+		m, err := runfmt.ReadManifest(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		if err := runfmt.WriteManifest(path, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var refusal *Refusal
+	// a run sampled ten times as coarsely would weigh as much with a tenth of the samples
+	coarse := filepath.Join(tmp, "coarse")
+	profiledRun(t, coarse, "b", 3, "main;ex.Schema.get 1\nmain;other 9\n", "main;golive 1\n")
+	editManifest(coarse, func(m *runfmt.Manifest) { m.WriterProfile.Interval = 10e6 })
+	if _, err := FidelityReport(ref, 1.5, 0, r1, coarse); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "every 10ms") ||
+		!strings.Contains(err.Error(), "every 1ms") {
+		t.Errorf("runs sampled at 1 ms and 10 ms: %v", err)
+	}
+	// a copy whose manifest was edited to look like another run holds the same samples
+	edited := filepath.Join(tmp, "edited")
+	if err := os.CopyFS(edited, os.DirFS(r1)); err != nil {
+		t.Fatal(err)
+	}
+	editManifest(edited, func(m *runfmt.Manifest) { m.RunID += "-other" })
+	if _, err := FidelityReport(ref, 1.5, 0, r1, edited); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "holds the same load profile as") {
+		t.Errorf("an edited copy: %v", err)
+	}
+	// a negative sample is a damaged profile, not a share
+	damaged := filepath.Join(tmp, "damaged")
+	profiledRun(t, damaged, "b", 4, "main;ex.Schema.get 10\nmain;other 90\n", "main;golive 1\n")
+	pb := filepath.Join(damaged, ProfileDir, "load.pb.gz")
+	p, err := readPprof(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Sample[0].Value[len(p.Sample[0].Value)-1] *= -1
+	if err := writePprof(pb, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FidelityReport(ref, 1.5, 0, damaged); err == nil || !strings.Contains(err.Error(), "holds a negative") {
+		t.Errorf("a negative sample: %v", err)
 	}
 }

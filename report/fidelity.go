@@ -95,11 +95,15 @@ func WriteFidelity(w io.Writer, f *profile.Fidelity, format Format) error {
 }
 
 // runRange is the least and the greatest of the runs' own shares ("" for one run).
-func runRange(shares []float64) string {
-	if len(shares) < 2 {
+func runRange(runs []profile.RunShare) string {
+	if len(runs) < 2 {
 		return ""
 	}
-	return fmt.Sprintf("%.2f–%.2f %% (%d)", slices.Min(shares), slices.Max(shares), len(shares))
+	lo, hi := runs[0].SharePct, runs[0].SharePct
+	for _, r := range runs[1:] {
+		lo, hi = min(lo, r.SharePct), max(hi, r.SharePct)
+	}
+	return fmt.Sprintf("%.2f–%.2f %% (%d)", lo, hi, len(runs))
 }
 
 // writeCallers lists, under each measured entry, the call paths its samples came from.

@@ -17,7 +17,7 @@ func TestFidelityShowsTheRunsApart(t *testing.T) {
 		Within:    1.5,
 		Entries: []profile.FidelityRow{
 			{RefEntry: profile.RefEntry{ID: "get", Event: "cpu", Measure: "total", Share: 20, Main: true},
-				RunShare: share(17.5), Ratio: share(0.875), Faithful: &yes, RunShares: []float64{10, 25}},
+				RunShare: share(17.5), Ratio: share(0.875), Faithful: &yes, RunShares: []profile.RunShare{{Dir: "r1", SharePct: 10}, {Dir: "r2", SharePct: 25}}},
 			{RefEntry: profile.RefEntry{ID: "key", Event: "alloc", Measure: "self", Share: 40, Main: true},
 				RunShare: share(4), Ratio: share(0.1), Faithful: &no},
 		},
@@ -30,7 +30,7 @@ func TestFidelityShowsTheRunsApart(t *testing.T) {
 		}
 		out := b.String()
 		if !strings.Contains(out, "runs apart") || !strings.Contains(out, "10.00–25.00 % (2)") ||
-			!strings.Contains(out, "within ×1.5 in some runs and outside in others: get") {
+			!strings.Contains(out, "one run alone would have judged otherwise: get") {
 			t.Errorf("format %v:\n%s", format, out)
 		}
 	}

@@ -86,7 +86,8 @@ func profileCommand() *cli.Command {
 			"against a reference profile (--reference: the built-in production-2026.2.2, evitaDB's published profile of\n" +
 			"production's write path, or a reference file): per entry the run's share, the reference's and their ratio,\n" +
 			"then how many main entries lie within --within of the reference. Give a cpu-profiled run for the cpu entries and\n" +
-			"an alloc-profiled one for the allocation entries (runs of one event are pooled).\n" +
+			"an alloc-profiled one for the allocation entries. Runs of one event, profiled alike, are pooled: a column gives\n" +
+			"each entry's range over them (runs apart), and the last line names a main entry one run alone would judge otherwise.\n" +
 			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused." +
 			examples("warmstat profile runs/v2026.2.3/run-1",
 				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3",
