@@ -2,8 +2,11 @@ package profile
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,6 +31,9 @@ type Run struct {
 	Dir      string
 	Manifest *runfmt.Manifest
 	Phases   map[string]*profile.Profile
+	// Digests are each phase's pprof file's SHA-256: the same samples are the same run,
+	// whatever directory it is given as and whatever its manifest was edited to say.
+	Digests map[string]string
 }
 
 // OpenRun reads a run's manifest and the pprof profile of each of its phases.
@@ -43,9 +49,9 @@ func OpenRun(dir string) (*Run, error) {
 	if len(w.Phases) == 0 {
 		return nil, fmt.Errorf("run %s: its writer profile has no phases: %s", dir, w.Error)
 	}
-	r := &Run{Dir: dir, Manifest: m, Phases: map[string]*profile.Profile{}}
+	r := &Run{Dir: dir, Manifest: m, Phases: map[string]*profile.Profile{}, Digests: map[string]string{}}
 	for _, ph := range w.Phases {
-		p, err := readPprof(filepath.Join(dir, filepath.FromSlash(ph.Pprof)))
+		p, digest, err := readPprof(filepath.Join(dir, filepath.FromSlash(ph.Pprof)))
 		if err != nil {
 			return nil, err
 		}
@@ -56,6 +62,7 @@ func OpenRun(dir string) (*Run, error) {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ph.Pprof), err)
 		}
 		r.Phases[ph.Name] = p
+		r.Digests[ph.Name] = digest
 	}
 	return r, nil
 }
@@ -85,17 +92,19 @@ func samplesAsRecorded(p *profile.Profile, phase, mode string) error {
 	return nil
 }
 
-func readPprof(path string) (*profile.Profile, error) {
+// readPprof parses a pprof file and returns its bytes' SHA-256, hashed as they are read.
+func readPprof(path string) (*profile.Profile, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	h := sha256.New()
+	p, err := profile.Parse(io.TeeReader(f, h))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a pprof profile: %v", path, err)
+		return nil, "", fmt.Errorf("%s: not a pprof profile: %v", path, err)
 	}
-	return p, nil
+	return p, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Frame is one function's share of a phase: Self where it was the leaf (running its

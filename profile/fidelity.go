@@ -2,15 +2,10 @@ package profile
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/warmstat/warmstat/runfmt"
@@ -144,14 +139,11 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		hit []int64 // per entry
 	}
 	type pooled struct {
-		all     int64
-		hit     []int64            // per entry
+		runs    []run              // each run's own, in the order given; pooled, their sums
 		callers []map[string]int64 // per entry: path -> value
-		runs    []run              // each run's own, in the order given
 	}
 	byEvent := map[string]*pooled{}
-	firstOf := map[string]FidelityRun{} // each event's first run, whose sampling the others must share
-	given := map[string]string{}        // a run's identity -> the directory it was first given as
+	given := map[string]string{} // a run's load profile digest -> the directory it was first given as
 	var first *runfmt.Manifest
 	for _, p := range paths {
 		dirs, _, err := runfmt.RunDirs(p)
@@ -169,11 +161,6 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			if r.Manifest.ExitCode == 1 {
 				return nil, fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
 			}
-			id := runIdentity(r.Manifest)
-			if prev, ok := given[id]; ok {
-				return nil, &Refusal{fmt.Sprintf("run %s is given twice (also as %s): pooled twice, it would weigh double", d, prev)}
-			}
-			given[id] = d
 			if first == nil {
 				first = r.Manifest
 			} else if why := notPoolable(first, r.Manifest); why != "" {
@@ -188,24 +175,21 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			if !ok {
 				return nil, fmt.Errorf("run %s: its writer profile has no load phase", d)
 			}
-			// the same samples are the same run, whatever its manifest was edited to say
-			digest, err := loadProfileDigest(d, w)
-			if err != nil {
-				return nil, err
+			// the same samples are the same run, whatever directory it is given as (a copy
+			// included) and whatever its manifest was edited to say
+			if prev, ok := given[r.Digests[runfmt.PhaseLoad]]; ok {
+				return nil, &Refusal{fmt.Sprintf("run %s is given twice (also as %s, the same load profile): pooled twice, it would weigh double", d, prev)}
 			}
-			if prev, ok := given[digest]; ok {
-				return nil, &Refusal{fmt.Sprintf("run %s holds the same load profile as %s: pooled twice, it would weigh double", d, prev)}
-			}
-			given[digest] = d
-			if fr, ok := firstOf[ev]; !ok {
-				firstOf[ev] = FidelityRun{Dir: d, Profile: w.Describe()}
-			} else if b := w.Describe(); fr.Profile != b {
-				// pooled by value, a run sampled ten times as coarsely weighs as much with a tenth of the samples
-				return nil, &Refusal{fmt.Sprintf("run %s was profiled %s and %s %s: pool runs profiled alike (--writer-profile-interval)", d, b, fr.Dir, fr.Profile)}
+			given[r.Digests[runfmt.PhaseLoad]] = d
+			for _, fr := range f.Runs {
+				if b := w.Describe(); fr.Event == ev && fr.Profile != b {
+					// pooled by value, a run sampled ten times as coarsely weighs as much with a tenth of the samples
+					return nil, &Refusal{fmt.Sprintf("run %s was profiled %s and %s %s: pool runs profiled alike (--writer-profile-interval)", d, b, fr.Dir, fr.Profile)}
+				}
 			}
 			pl := byEvent[ev]
 			if pl == nil {
-				pl = &pooled{hit: make([]int64, len(ref.Entries)), callers: make([]map[string]int64, len(ref.Entries))}
+				pl = &pooled{callers: make([]map[string]int64, len(ref.Entries))}
 				for i := range pl.callers {
 					pl.callers[i] = map[string]int64{}
 				}
@@ -215,10 +199,6 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			all, jit, samples := shares(load, ref, ev, hit, pl.callers)
 			if all == 0 {
 				return nil, fmt.Errorf("run %s: its %s profile of the load holds no sample outside the JIT compiler's (%d in all): nothing to hold against the reference", d, ev, samples)
-			}
-			pl.all += all
-			for i, h := range hit {
-				pl.hit[i] += h
 			}
 			pl.runs = append(pl.runs, run{d, all, hit})
 			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
@@ -232,12 +212,16 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 	logSum, worst, n := 0.0, 0.0, 0
 	for i, e := range ref.Entries {
 		row := FidelityRow{RefEntry: e}
-		if pl, ok := byEvent[e.Event]; ok && pl.all > 0 {
-			s := 100 * float64(pl.hit[i]) / float64(pl.all)
+		if pl, ok := byEvent[e.Event]; ok {
+			var hit, all int64
+			for _, r := range pl.runs {
+				hit, all = hit+r.hit[i], all+r.all
+			}
+			s := 100 * float64(hit) / float64(all)
 			ratio := s / e.Share
 			ok := faithful(ratio)
 			row.RunShare, row.Ratio, row.Faithful = &s, &ratio, &ok
-			row.Callers = topCallers(pl.callers[i], pl.all, callers)
+			row.Callers = topCallers(pl.callers[i], all, callers)
 			if len(pl.runs) > 1 {
 				differs := false
 				for _, r := range pl.runs {
@@ -281,34 +265,9 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 	return f, nil
 }
 
-// loadProfileDigest is the SHA-256 of a run's load profile file.
-func loadProfileDigest(dir string, w *runfmt.WriterProfile) (string, error) {
-	for _, ph := range w.Phases {
-		if ph.Name == runfmt.PhaseLoad {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ph.Pprof)))
-			if err != nil {
-				return "", err
-			}
-			sum := sha256.Sum256(b)
-			return hex.EncodeToString(sum[:]), nil
-		}
-	}
-	return "", fmt.Errorf("run %s: its writer profile has no load phase", dir)
-}
-
 // ratioFloor is the least ratio the geometric mean counts: a share of zero is
 // "far below", not "infinitely far".
 const ratioFloor = 1e-3
-
-// runIdentity tells one run from another whatever directory it is given as (a copy of a
-// run directory is the same run): its id, start and measured totals.
-func runIdentity(m *runfmt.Manifest) string {
-	id := fmt.Sprintf("%s %d %d %d", m.RunID, m.Entities, m.Timings.LoadWallNs, m.Timings.UpsertNs)
-	if m.StartedAt != nil {
-		id += " " + m.StartedAt.UTC().Format(time.RFC3339Nano)
-	}
-	return id
-}
 
 // notPoolable says why two runs' samples may not be pooled ("" when they may): another
 // server build (by its jars, whatever its label), a remote writer and an embedded one,

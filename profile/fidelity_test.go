@@ -401,14 +401,14 @@ func TestFidelityKeepsEachRunsShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	editManifest(edited, func(m *runfmt.Manifest) { m.RunID += "-other" })
-	if _, err := FidelityReport(ref, 1.5, 0, r1, edited); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "holds the same load profile as") {
+	if _, err := FidelityReport(ref, 1.5, 0, r1, edited); !errors.As(err, &refusal) || !strings.Contains(err.Error(), "is given twice (also as "+r1+", the same load profile)") {
 		t.Errorf("an edited copy: %v", err)
 	}
 	// a negative sample is a damaged profile, not a share
 	damaged := filepath.Join(tmp, "damaged")
 	profiledRun(t, damaged, "b", 4, "main;ex.Schema.get 10\nmain;other 90\n", "main;golive 1\n")
 	pb := filepath.Join(damaged, ProfileDir, "load.pb.gz")
-	p, err := readPprof(pb)
+	p, _, err := readPprof(pb)
 	if err != nil {
 		t.Fatal(err)
 	}
