@@ -6,7 +6,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.stamped=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fmt-check bench fuzz demo demo-bundled evita embedded profiler proto clean noise docs
+.PHONY: all build test vet fmt-check bench fuzz demo demo-toy demo-bundled evita embedded profiler proto clean noise docs
 
 all: build
 
@@ -67,16 +67,23 @@ fuzz:
 	$(GO) test ./runfmt -run '^$$' -fuzz '^FuzzHarnessLog$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./evita -run '^$$' -fuzz '^FuzzTranscoder$$' -fuzztime $(FUZZTIME)
 
-# The main job on a small built-in default. With two evitaDB releases fetchable
-# (make evita), the live demo: seed a small catalog, load it 3 times with each
-# release interleaved, compare and table (scripts/demo-live.sh). Without them (no
+# The main job on the built-in default. With two evitaDB releases fetchable (make
+# evita), the live demo asks the real question with the one command: warmstat ab --a
+# 2026.2.2 --b 2026.2.3 on the default catalog (scripts/demo-live.sh). Without them (no
 # Maven repository at hand that serves io.evitadb) the analysis side runs on bundled
-# data: Java-harness runs rendered by a JVM and two synthetic builds.
+# data: Java-harness runs rendered by a JVM and two synthetic builds. make demo-toy is
+# every command's output on a tiny catalog in about two minutes (scripts/demo-toy.sh).
 DEMO_DIR ?= $(or $(TMPDIR),/tmp)/warmstat-demo
 demo: build
 	@EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/demo-live.sh; rc=$$?; \
 	if [ $$rc -eq 0 ]; then exit 0; elif [ $$rc -ne 69 ]; then exit $$rc; fi; \
 	echo "make demo: no evitaDB servers to fetch here; running the analysis side on bundled data"; \
+	$(MAKE) --no-print-directory demo-bundled
+
+demo-toy: build
+	@EVITA_REPO="$(EVITA_REPO_ABS)" ./scripts/demo-toy.sh; rc=$$?; \
+	if [ $$rc -eq 0 ]; then exit 0; elif [ $$rc -ne 69 ]; then exit $$rc; fi; \
+	echo "make demo-toy: no evitaDB servers to fetch here; running the analysis side on bundled data"; \
 	$(MAKE) --no-print-directory demo-bundled
 
 # DEMO_DIR is claimed by the loader's ownership rule (scripts/owned-dir.sh): absent,

@@ -20,7 +20,7 @@ import (
 func TestExportedSurface(t *testing.T) {
 	want := []string{
 		"Advice", "Block", "CheckHarnessFigures", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
-		"Comparison.Comparable", "Comparison.Duet", "ConditionValue", "ContractFields", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
+		"Comparison.Comparable", "Comparison.Duet", "ConditionValue", "ContractFields", "CostStats", "Decomposition", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
 		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
 		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",

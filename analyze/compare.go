@@ -151,6 +151,9 @@ type Row struct {
 	// over √2, the noise the paired interval is built from.
 	Pairs     *int     `json:"pairs,omitempty"`
 	PairCVPct *float64 `json:"within_pair_cv_pct,omitempty"`
+	// AdjustSlope (an adjusted metric, _adj): θ, the slope of the log figure on the log
+	// machine speed within each group, by which the figures were set to one speed
+	AdjustSlope *float64 `json:"adjust_slope,omitempty"`
 	// SlotPct (a duet series, whose pairs are analysed with the slot as a factor):
 	// what slot 2 cost a run against slot 1 (the log ratio, in %), the build's change set aside;
 	// PairCVPct is then the noise left once the slot is known.
@@ -176,11 +179,14 @@ type Comparison struct {
 	Mismatches []Mismatch
 	Gates      []GateResult
 	Advice     *Advice
-	Notes      []string
-	prefetch   bool      // the runs overlapped source reads with upserts (a condition equal on both sides)
-	pairs      [][2]int  // paired-t: indices into A's and B's runs
-	slots      []int     // a duet series' pairs: the slot of each pair's B run; nil otherwise
-	ra, rb     []runData // the runs' summaries, for a fleet's rows
+	// Noise is what the pairs' noise in the dominant mean is made of (paired runs with
+	// the cost columns; nil otherwise)
+	Noise    *Decomposition
+	Notes    []string
+	prefetch bool      // the runs overlapped source reads with upserts (a condition equal on both sides)
+	pairs    [][2]int  // paired-t: indices into A's and B's runs
+	slots    []int     // a duet series' pairs: the slot of each pair's B run; nil otherwise
+	ra, rb   []runData // the runs' summaries, for a fleet's rows
 }
 
 // Comparable is false when allowed mismatches make the comparison's figures those of
@@ -233,7 +239,11 @@ func Compare(a, b *Group, o CompareOptions) (*Comparison, error) {
 	c.prefetch = slices.ContainsFunc(append(slices.Clone(a.Runs), b.Runs...), func(r *runfmt.Run) bool { return r.Manifest.Conditions.Prefetch })
 	c.Collections, c.Dominant, c.Notes = collectionOrder(a, b)
 	c.computeRows(ra, rb)
+	if n := machineNote(c.Rows, a.Name, b.Name); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
 	c.Advice = advise(c)
+	c.Noise = decompose(c)
 	if n := driftNote(a, b); n != "" {
 		c.Notes = append(c.Notes, n)
 	}
@@ -254,11 +264,11 @@ func (c *Comparison) computeRows(ra, rb []runData) {
 	}
 	var jobs []job
 	for _, coll := range append(slices.Clone(c.Collections), Overall) {
-		for _, m := range latencyMetrics {
+		for _, m := range collectionMetrics() {
 			jobs = append(jobs, job{coll, m})
 		}
 	}
-	for _, m := range clockMetrics {
+	for _, m := range wholeRunMetrics() {
 		jobs = append(jobs, job{Overall, m})
 	}
 	c.Rows = make([]Row, len(jobs))
@@ -280,7 +290,25 @@ func (c *Comparison) computeRows(ra, rb []runData) {
 		}()
 	}
 	wg.Wait()
-	c.Excluded = mergeNotes(out)
+	kept, notes := c.Rows[:0], out[:0]
+	for i, r := range c.Rows {
+		if shown(r, jobs[i].m) {
+			kept, notes = append(kept, r), append(notes, out[i])
+		}
+	}
+	c.Rows = kept
+	c.Excluded = mergeNotes(notes)
+}
+
+// shown is whether a comparison has row r of metric m: the latency and clock metrics
+// always; the cost, machine and adjusted ones only where a run has their figure (runs
+// of a remote writer, or from before warmstat measured them, have none: their tables
+// stay as they were).
+func shown(r Row, m Metric) bool {
+	if slices.Contains(latencyMetrics, m) || slices.Contains(runMetrics, m) {
+		return true
+	}
+	return r.A != nil || r.B != nil
 }
 
 // mergeNotes folds per-row notes into one note per run and reason, listing its rows.
@@ -379,6 +407,22 @@ func collectionOrder(a, b *Group) ([]string, string, []string) {
 	return names, dom, notes
 }
 
+// machineNote says when the machine was faster or slower during one group's runs than
+// the other's: the adjusted figures set that aside, the plain ones carry it.
+func machineNote(rows []Row, a, b string) string {
+	i := slices.IndexFunc(rows, func(r Row) bool { return r.Collection == Overall && r.Metric == metricMachine })
+	if i < 0 || rows[i].CILowPct == nil {
+		return ""
+	}
+	r := rows[i]
+	if *r.CILowPct <= 0 && *r.CIHighPct >= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the machine was %s %% %s during %s's runs than during %s's [%s %%, %s %%] (its canary): the _adj figures set that aside, the plain ones carry it",
+		fmt.Sprintf("%.1f", math.Abs(*r.DeltaPct)), map[bool]string{true: "slower", false: "faster"}[*r.DeltaPct > 0], b, a,
+		fmt.Sprintf("%+.1f", *r.CILowPct), fmt.Sprintf("%+.1f", *r.CIHighPct))
+}
+
 // driftNote warns when every run of one build started before every run of the
 // other: a slow drift of the machine then reads as a change of the build.
 func driftNote(a, b *Group) string {
@@ -411,6 +455,14 @@ func driftNote(a, b *Group) string {
 func (c *Comparison) row(coll string, m Metric, ra, rb []runData, rng *rand.Rand) (Row, []RunNote) {
 	unit, scale := m.unit()
 	r := Row{Collection: coll, Metric: m, Unit: unit, Verdict: Insufficient}
+	if base, adj := adjusted[m]; adj {
+		if c.slots != nil {
+			r.Reason = "a duet's two runs ran at once, on the same machine: there is no speed to set aside"
+			return r, nil
+		}
+		sa, sb := gather(c.A.Name, summaries(ra), coll, base), gather(c.B.Name, summaries(rb), coll, base)
+		return r, c.adjustedRow(&r, sa, sb, summaries(ra), summaries(rb), scale)
+	}
 	sa, sb := gather(c.A.Name, summaries(ra), coll, m), gather(c.B.Name, summaries(rb), coll, m)
 	notes := append(sa.out, sb.out...)
 	r.RunsA, r.RunsB = sa.n(), sb.n()

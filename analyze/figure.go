@@ -10,15 +10,25 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Metric names one figure of a run; every metric is a time, higher is slower. The
+// Metric names one figure of a run; every metric is a cost, higher is slower. The
 // names are those of the JSON outputs and of gates ("Product/mean", "*/ingest"):
 //
 //	mean median p95 p99   upsert latency of a collection, or of all ("*"), in µs
+//	cpu wait              the mean upsert's CPU time on the writer's applying thread,
+//	                      and its wait on the run queue for a CPU, in µs (the embedded
+//	                      writer measures them; entities.csv's cost columns)
+//	alloc                 the mean upsert's bytes allocated by that thread, in KB
 //	wall                  a collection's wall-clock, in s
 //	load_wall ingest upsert source_read golive total
 //	                      the run's clocks (collection "*" only), in s; ingest is
 //	                      load_wall - source_read, upsert the sum of the upserts,
 //	                      total load_wall + golive (only when goLive completed)
+//	machine               the machine's speed during the load (collection "*" only):
+//	                      the canary's fixed work, in µs (runfmt.Canary); higher is
+//	                      a slower machine
+//	mean_adj cpu_adj load_wall_adj ingest_adj
+//	                      the figure with the machine's speed set aside: a regression
+//	                      adjustment on the canary (see adjust.go)
 type Metric string
 
 const (
@@ -33,6 +43,14 @@ const (
 	metricSourceRead Metric = "source_read"
 	metricGoLive     Metric = "golive"
 	metricTotal      Metric = "total"
+	metricCPU        Metric = "cpu"
+	metricWait       Metric = "wait"
+	metricAlloc      Metric = "alloc"
+	metricMachine    Metric = "machine"
+	metricMeanAdj    Metric = "mean_adj"
+	metricCPUAdj     Metric = "cpu_adj"
+	metricLoadAdj    Metric = "load_wall_adj"
+	metricIngestAdj  Metric = "ingest_adj"
 )
 
 // Overall is the collection name of whole-run figures.
@@ -40,14 +58,35 @@ const Overall = "*"
 
 var (
 	latencyMetrics = []Metric{metricMean, metricMedian, metricP95, metricP99}
+	// what an upsert's wall time was made of (the cost columns), per collection
+	costMetrics = []Metric{metricCPU, metricWait, metricAlloc}
 	// compared run clocks, in the order a comparison shows them
 	clockMetrics = []Metric{metricLoadWall, metricIngest, metricUpsert, metricGoLive, metricTotal}
 	runMetrics   = []Metric{metricLoadWall, metricIngest, metricUpsert, metricSourceRead, metricGoLive, metricTotal}
+	// the adjusted figures, and what each adjusts
+	adjusted = map[Metric]Metric{metricMeanAdj: metricMean, metricCPUAdj: metricCPU, metricLoadAdj: metricLoadWall, metricIngestAdj: metricIngest}
 )
 
-// unit is what a metric's figures are shown in, and its scale from ns.
+// collectionMetrics are the metrics a comparison has for each collection (and for the
+// whole run), in the order it shows them.
+func collectionMetrics() []Metric {
+	return append(append(slices.Clone(latencyMetrics), costMetrics...), metricMeanAdj, metricCPUAdj)
+}
+
+// wholeRunMetrics are the metrics a comparison has for the whole run alone, in order.
+func wholeRunMetrics() []Metric {
+	return append(slices.Clone(clockMetrics), metricLoadAdj, metricIngestAdj, metricMachine)
+}
+
+// unit is what a metric's figures are shown in, and its scale from ns (bytes for alloc).
 func (m Metric) unit() (string, float64) {
-	if slices.Contains(latencyMetrics, m) {
+	if b, ok := adjusted[m]; ok {
+		return b.unit()
+	}
+	switch {
+	case m == metricAlloc:
+		return "KB", 1e3
+	case slices.Contains(latencyMetrics, m), slices.Contains(costMetrics, m), m == metricMachine:
 		return "us", 1e3
 	}
 	return "s", 1e9
@@ -55,9 +94,21 @@ func (m Metric) unit() (string, float64) {
 
 func (m Metric) valid(coll string) bool {
 	if coll == Overall {
-		return slices.Contains(latencyMetrics, m) || slices.Contains(runMetrics, m)
+		return slices.Contains(collectionMetrics(), m) || slices.Contains(runMetrics, m) || slices.Contains(wholeRunMetrics(), m)
 	}
-	return slices.Contains(latencyMetrics, m) || m == metricWall
+	return slices.Contains(collectionMetrics(), m) || m == metricWall
+}
+
+// allMetricNames are every metric's name: those of each collection, then those of the
+// whole run alone ("*"), for help and errors.
+func allMetricNames() (collection, wholeRun []string) {
+	for _, m := range collectionMetrics() {
+		collection = append(collection, string(m))
+	}
+	for _, m := range wholeRunMetrics() {
+		wholeRun = append(wholeRun, string(m))
+	}
+	return collection, wholeRun
 }
 
 // figure is one run's value of one metric, or why it has none.
@@ -92,8 +143,17 @@ func figureOf(s *RunSummary, coll string, m Metric) figure {
 		}
 		return f
 	}
+	if _, ok := adjusted[m]; ok {
+		return figure{why: "an adjusted figure is a comparison's (its runs' machine speeds set aside together), not one run's"}
+	}
+	if slices.Contains(costMetrics, m) {
+		return costFigure(s, coll, m)
+	}
 	if coll == Overall {
 		switch m {
+		case metricMachine:
+			x, why := machineOf(man)
+			return figure{ns: x, why: why}
 		case metricLoadWall:
 			return clock(t.LoadWallNs, 1, "the load wall-clock")
 		case metricIngest:
@@ -131,6 +191,34 @@ func figureOf(s *RunSummary, coll string, m Metric) figure {
 	}
 	return figure{why: "no collection " + strconv.Quote(coll)}
 }
+
+// costFigure is a collection's (or the run's) mean upsert cost: its CPU, its wait for
+// a CPU or its allocated bytes, which only a run with entities.csv's cost columns has.
+func costFigure(s *RunSummary, coll string, m Metric) figure {
+	c := s.Cost
+	of := "the run"
+	if coll != Overall {
+		c, of = nil, strconv.Quote(coll)
+		for _, cs := range s.Collections {
+			if cs.Name == coll {
+				c = cs.Cost
+			}
+		}
+	}
+	if c == nil {
+		return figure{why: "no per-upsert cost: the run's entities.csv has no " + costColumn[m] + " column (a remote writer, or a run from before warmstat measured it)"}
+	}
+	v := map[Metric]float64{metricCPU: c.CPUMeanNs, metricWait: c.WaitMeanNs, metricAlloc: c.AllocMeanBytes}[m]
+	switch {
+	case v < 0:
+		return figure{why: fmt.Sprintf("some upserts of %s have an empty %s field (not measured)", of, costColumn[m])}
+	case v == 0:
+		return figure{why: fmt.Sprintf("the mean upsert's %s of %s is 0", m, of)}
+	}
+	return figure{ns: v}
+}
+
+var costColumn = map[Metric]string{metricCPU: runfmt.ColCPUNs, metricWait: runfmt.ColWaitNs, metricAlloc: runfmt.ColAllocBytes}
 
 // latency is one latency statistic; per-upsert times are whole nanoseconds.
 func latency(st Stats, of string, m Metric) figure {

@@ -175,12 +175,16 @@ func CombineFleet(series []FleetSeries, o CompareOptions) (*Fleet, error) {
 	}
 	f.Collections, f.Dominant = fleetCollections(f.Machines)
 	for _, coll := range append(slices.Clone(f.Collections), Overall) {
-		for _, m := range latencyMetrics {
-			f.Rows = append(f.Rows, f.row(coll, m))
+		for _, m := range collectionMetrics() {
+			if r := f.row(coll, m); shown(r.Row, m) {
+				f.Rows = append(f.Rows, r)
+			}
 		}
 	}
-	for _, m := range clockMetrics {
-		f.Rows = append(f.Rows, f.row(Overall, m))
+	for _, m := range wholeRunMetrics() {
+		if r := f.row(Overall, m); shown(r.Row, m) {
+			f.Rows = append(f.Rows, r)
+		}
 	}
 	if o.Gate {
 		rows := make([]Row, len(f.Rows))
@@ -276,6 +280,10 @@ func (f *Fleet) row(coll string, m Metric) FleetRow {
 	unit, scale := m.unit()
 	r := FleetRow{Row: Row{Collection: coll, Metric: m, Unit: unit, Verdict: Insufficient}}
 	level := cmp.Or(f.Options.Level, 0.95)
+	if base, adj := adjusted[m]; adj {
+		f.adjustedRow(&r, coll, base, scale, level)
+		return r
+	}
 	var sides []pairedSide
 	var ya, yb []float64
 	for i, c := range f.Machines {
@@ -325,6 +333,52 @@ func (f *Fleet) row(coll string, m Metric) FleetRow {
 	r.Verdict = verdict(*r.CILowPct, *r.CIHighPct, f.Options.ThresholdPct)
 	r.Heterogeneity, r.HeterogeneityReason = heterogeneity(sides, f.Options.Seed)
 	return r
+}
+
+// adjustedRow combines an adjusted metric across the machines: each machine's change
+// at its own machine's speed (its own fit, θ per machine), weighted by its runs, the
+// degrees of freedom by Welch-Satterthwaite.
+func (f *Fleet) adjustedRow(r *FleetRow, coll string, base Metric, scale, level float64) {
+	type fit struct {
+		ancova
+		n float64
+	}
+	var fits []fit
+	var total, ya, yb float64
+	for i, c := range f.Machines {
+		sa, sb := gather(c.A.Name, summaries(c.ra), coll, base), gather(c.B.Name, summaries(c.rb), coll, base)
+		xa, xb := speeds(c.A.Name, summaries(c.ra), &sa, coll, r.Metric), speeds(c.B.Name, summaries(c.rb), &sb, coll, r.Metric)
+		a := fitANCOVA(sa.y, xa, sb.y, xb)
+		if a.why != "" {
+			r.Reason = fmt.Sprintf("series %s: %s", f.Series[i], a.why)
+			return
+		}
+		n := float64(sa.n() + sb.n())
+		fits, total = append(fits, fit{a, n}), total+n
+		mc := MachineChange{Series: f.Series[i], Pairs: min(sa.n(), sb.n()), DeltaPct: pct(a.delta), NoisePct: pct(math.Sqrt(a.s2))}
+		if a.s2 > 0 {
+			lo, hi := a.interval(level)
+			mc.CILowPct, mc.CIHighPct = pct(lo), pct(hi)
+		}
+		r.Machines = append(r.Machines, mc)
+	}
+	var delta, se2, sumC2 float64
+	for _, a := range fits {
+		w := a.n / total
+		delta, se2, sumC2 = delta+w*a.delta, se2+w*w*a.se2, sumC2+w*w*a.se2*w*w*a.se2/a.df
+		ya, yb = ya+w*a.ya, yb+w*a.yb
+	}
+	va, vb := math.Exp(ya)/scale, math.Exp(yb)/scale
+	r.A, r.B, r.DeltaPct = &va, &vb, pct(delta)
+	if se2 == 0 {
+		r.Reason = noSpread
+		return
+	}
+	df := se2 * se2 / sumC2
+	h := tq(df, level) * math.Sqrt(se2)
+	r.CILowPct, r.CIHighPct, r.DF = pct(delta-h), pct(delta+h), &df
+	r.Verdict = verdict(*r.CILowPct, *r.CIHighPct, f.Options.ThresholdPct)
+	r.HeterogeneityReason = "not tested for a figure adjusted for the machine's speed"
 }
 
 // fleetEstimate is a row's combined change on the log scale.

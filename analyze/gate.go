@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -61,14 +62,21 @@ func unknownGate(rows []Row, g, dominant string, collections []string) string {
 			return fmt.Sprintf("no such row; names are case-sensitive: did you mean %s?", r.Name())
 		}
 	}
-	var metrics []string
-	for _, m := range latencyMetrics {
-		metrics = append(metrics, string(m))
+	if coll, m, _ := strings.Cut(g, "/"); (coll == Overall || slices.Contains(collections, coll)) && Metric(m).valid(coll) {
+		return fmt.Sprintf("no run has this figure: %s", missingWhy(Metric(m)))
 	}
-	var clocks []string
-	for _, m := range clockMetrics {
-		clocks = append(clocks, string(m))
-	}
+	metrics, clocks := allMetricNames()
 	return fmt.Sprintf("no such row; a gate is COLLECTION/METRIC with COLLECTION one of %s or * (the whole run), METRIC one of %s, "+
 		"and for * also %s (e.g. %s/mean, */ingest)", strings.Join(collections, ", "), strings.Join(metrics, ", "), strings.Join(clocks, ", "), dominant)
+}
+
+// missingWhy says which runs have a metric that a comparison left out for want of figures.
+func missingWhy(m Metric) string {
+	switch {
+	case slices.Contains(costMetrics, m), m == metricCPUAdj:
+		return "per-upsert CPU, wait and allocation come from the embedded writer (target mode embedded), in runs of this warmstat or later"
+	case m == metricMachine, slices.Contains(slices.Collect(maps.Keys(adjusted)), m):
+		return "the machine's speed is recorded by runs of this warmstat or later, and an adjusted figure needs at least 2 runs per side (a pair more than its interval otherwise would)"
+	}
+	return "no run of either group has it"
 }

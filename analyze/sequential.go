@@ -81,17 +81,11 @@ func (p *SequentialPlan) Check() error {
 // collection is known only once runs exist, the metric now.
 func checkGateForm(g string) error {
 	coll, metric, ok := strings.Cut(g, "/")
-	known := slices.Contains(latencyMetrics, Metric(metric)) || coll == "*" && slices.Contains(clockMetrics, Metric(metric))
+	known := slices.Contains(collectionMetrics(), Metric(metric)) || coll == "*" && slices.Contains(wholeRunMetrics(), Metric(metric))
 	if ok && coll != "" && known {
 		return nil
 	}
-	var metrics, clocks []string
-	for _, m := range latencyMetrics {
-		metrics = append(metrics, string(m))
-	}
-	for _, m := range clockMetrics {
-		clocks = append(clocks, string(m))
-	}
+	metrics, clocks := allMetricNames()
 	return &OptionError{"Gates", g, fmt.Sprintf("a gate is COLLECTION/METRIC, METRIC one of %s, and for * (the whole run) also %s",
 		strings.Join(metrics, ", "), strings.Join(clocks, ", "))}
 }
@@ -141,6 +135,9 @@ type GateLook struct {
 	// both cases, for comparison.
 	NoisePct      *float64 `json:"noise_pct,omitempty"`
 	BetweenRunPct *float64 `json:"between_run_cv_pct,omitempty"`
+	// Adjusted: the gate's figure has the machine's speed set aside (an _adj metric),
+	// so NoisePct is what is left of one run's noise once the speed is known
+	Adjusted bool `json:"adjusted,omitempty"`
 	// SlotPct (a duet series): the slot's effect the interval set aside (Row.SlotPct).
 	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
 	// PlanRuns, when not even the plan's maximum would resolve the gate, is the
@@ -198,6 +195,7 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 		if r.Pairs != nil {
 			gl.NoisePct = r.PairCVPct
 		}
+		gl.Adjusted = r.AdjustSlope != nil
 		if r.Verdict == Unresolved && *r.CILowPct > -o.ThresholdPct && *r.CIHighPct < o.ThresholdPct {
 			gl.Verdict = Equivalent
 		}
@@ -245,6 +243,9 @@ func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
 	}
 	if r.SlotPct != nil { // a duet's: the noise once the slot is known, t(pairs - 2)
 		df = duetDF
+	}
+	if r.AdjustSlope != nil { // adjusted: the runs' noise once their speed is known, t(2m - 3)
+		noise, df = r.CVPct, func(m int) float64 { return float64(2*m - 3) }
 	}
 	if noise == nil || r.DeltaPct == nil {
 		return nil

@@ -69,10 +69,61 @@ type Stats struct {
 	MaxNs    int64
 }
 
+// CostStats is what the upserts' wall time was made of, from entities.csv's cost
+// columns: sums and means per upsert. A figure is -1 when some row lacks it (an
+// empty field); a summary without any has no CostStats at all.
+type CostStats struct {
+	Rows                  int64
+	CPUSumNs, WaitSumNs   int64
+	AllocSumBytes         int64
+	CPUMeanNs, WaitMeanNs float64
+	AllocMeanBytes        float64
+	cpuRows, waitRows     int64
+	allocRows             int64
+}
+
+// add counts one row's cost figures (Unknown ones left out).
+func (c *CostStats) add(r runfmt.Row) {
+	c.Rows++
+	if r.CPUNs >= 0 {
+		c.CPUSumNs += r.CPUNs
+		c.cpuRows++
+	}
+	if r.WaitNs >= 0 {
+		c.WaitSumNs += r.WaitNs
+		c.waitRows++
+	}
+	if r.AllocBytes >= 0 {
+		c.AllocSumBytes += r.AllocBytes
+		c.allocRows++
+	}
+}
+
+// merge adds o's rows to c's.
+func (c *CostStats) merge(o *CostStats) {
+	c.Rows += o.Rows
+	c.CPUSumNs, c.cpuRows = c.CPUSumNs+o.CPUSumNs, c.cpuRows+o.cpuRows
+	c.WaitSumNs, c.waitRows = c.WaitSumNs+o.WaitSumNs, c.waitRows+o.waitRows
+	c.AllocSumBytes, c.allocRows = c.AllocSumBytes+o.AllocSumBytes, c.allocRows+o.allocRows
+}
+
+// done computes the means: a figure is a mean of every row or none (-1).
+func (c *CostStats) done() {
+	m := func(sum, n int64) float64 {
+		if n == 0 || n != c.Rows {
+			return -1
+		}
+		return float64(sum) / float64(n)
+	}
+	c.CPUMeanNs, c.WaitMeanNs, c.AllocMeanBytes = m(c.CPUSumNs, c.cpuRows), m(c.WaitSumNs, c.waitRows), m(c.AllocSumBytes, c.allocRows)
+}
+
 // CollectionSummary is one collection of one run.
 type CollectionSummary struct {
 	Name string
 	Stats
+	// Cost is what its upserts' wall time was made of (nil: the run has no cost columns)
+	Cost     *CostStats
 	WallNs   int64
 	ReadNs   int64
 	UpsertNs int64
@@ -87,6 +138,7 @@ type RunSummary struct {
 	Run         *runfmt.Run
 	Quantiles   Quantiles
 	Overall     Stats
+	Cost        *CostStats          // the whole run's (nil: no cost columns)
 	Collections []CollectionSummary // manifest (load) order
 	// IngestNs is load wall-clock minus source read: the time the load would take if
 	// reading the source were free. Never negative: within its rounding a read may
@@ -134,6 +186,7 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 	// resample sets keep the rows' order, so with keep every figure waits for the end.
 	stats := make([]Stats, len(m.Collections))
 	selected := make([]bool, len(m.Collections))
+	costs := make([]CostStats, len(m.Collections)) // kept when the file has the cost columns
 	var wg sync.WaitGroup
 	defer wg.Wait() // an error return leaves no goroutine reordering behind it
 	lastName, i := "", 0
@@ -146,6 +199,7 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 			return nil
 		}
 		samples[i] = append(samples[i], r.UpsertNs)
+		costs[i].add(r)
 		if !keep && int64(len(samples[i])) == m.Collections[i].Entities {
 			selected[i] = true
 			k := i
@@ -163,18 +217,33 @@ func summarize(run *runfmt.Run, q Quantiles, keep bool) (*RunSummary, map[string
 	if keep {
 		kept = make(map[string]resampleSet, len(m.Collections)+1)
 	}
+	whole := &CostStats{}
+	for i := range costs {
+		whole.merge(&costs[i])
+	}
+	if whole.cpuRows+whole.waitRows+whole.allocRows > 0 { // a file with the cost columns
+		s.Cost = whole
+	}
 	for i, c := range m.Collections {
 		all = append(all, samples[i]...)
 		if !selected[i] {
 			stats[i] = statsOf(samples[i], q)
 		}
-		s.Collections = append(s.Collections, CollectionSummary{Name: c.Name, Stats: stats[i],
-			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs, ShareOfWallPct: pctOf(c.WallNs, m.Timings.LoadWallNs)})
+		cs := CollectionSummary{Name: c.Name, Stats: stats[i],
+			WallNs: c.WallNs, ReadNs: c.ReadNs, UpsertNs: c.UpsertNs, ShareOfWallPct: pctOf(c.WallNs, m.Timings.LoadWallNs)}
+		if s.Cost != nil {
+			costs[i].done()
+			cs.Cost = &costs[i]
+		}
+		s.Collections = append(s.Collections, cs)
 		if keep {
 			kept[c.Name] = newResampleSet(samples[i], q)
 		}
 	}
 	s.Overall = statsOf(all, q)
+	if s.Cost != nil {
+		s.Cost.done()
+	}
 	if keep {
 		kept[Overall] = newResampleSet(all, q)
 	}

@@ -215,14 +215,53 @@ func (w *Writer) UpdateEntitySchema(what string, req []byte) error {
 	return err
 }
 
-// Upsert applies one GrpcUpsertEntityRequest and returns the engine's own clock of it:
-// conversion and upsertEntity, in ns (the pipe and the request's parsing outside).
-func (w *Writer) Upsert(req []byte) (int64, error) {
+// Cost is what one upsert's wall time was made of, read on the thread that applied it
+// (conversion and upsertEntity; the pipe and the request's parsing outside). A figure
+// the JVM or the kernel could not give is -1.
+type Cost struct {
+	WallNs     int64 // the upsert's wall clock, read outermost
+	CPUNs      int64 // the thread's CPU clock over it (user and system)
+	AllocBytes int64 // bytes the thread allocated in it
+	WaitNs     int64 // time the thread waited on the run queue for a CPU in it
+}
+
+// Upsert applies one GrpcUpsertEntityRequest and returns the engine's own clocks of it.
+func (w *Writer) Upsert(req []byte) (Cost, error) {
 	b, err := w.call('U', req)
 	if err != nil {
-		return 0, fmt.Errorf("embedded UpsertEntity: %w", err)
+		return Cost{}, fmt.Errorf("embedded UpsertEntity: %w", err)
 	}
-	return u64(b)
+	if len(b) != 32 {
+		return Cost{}, fmt.Errorf("embedded UpsertEntity: %w: a reply of %d bytes where 32 were due", ErrWriterGone, len(b))
+	}
+	c := Cost{int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint64(b[8:])),
+		int64(binary.BigEndian.Uint64(b[16:])), int64(binary.BigEndian.Uint64(b[24:]))}
+	if c.WallNs < 0 || c.CPUNs < -1 || c.AllocBytes < -1 || c.WaitNs < -1 {
+		return Cost{}, fmt.Errorf("embedded UpsertEntity: %w: negative clocks %+v", ErrWriterGone, c)
+	}
+	return c, nil
+}
+
+// Tally is the applying thread's counters at one moment: a load window's figures are
+// two tallies apart. A figure the JVM or the kernel could not give is -1.
+type Tally struct {
+	TID        int   // the applying thread as the kernel knows it (/proc/PID/task/TID)
+	CPUNs      int64 // its CPU clock
+	AllocBytes int64 // its allocated bytes
+	WaitNs     int64 // its run-queue wait
+}
+
+// Tally reads the counters of the thread that applies upserts.
+func (w *Writer) Tally() (Tally, error) {
+	b, err := w.do("tally", 'T', nil)
+	if err != nil {
+		return Tally{}, err
+	}
+	if len(b) != 32 {
+		return Tally{}, fmt.Errorf("embedded tally: %w: a reply of %d bytes where 32 were due", ErrWriterGone, len(b))
+	}
+	v := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[8*i:])) }
+	return Tally{int(v(0)), v(1), v(2), v(3)}, nil
 }
 
 // GoLive runs goLiveAndClose on the open session and returns how long the engine took.

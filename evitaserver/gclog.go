@@ -64,7 +64,7 @@ func (e *NotGCLogError) Error() string {
 // ParseGCLog reads one GC log; name is used in errors.
 func ParseGCLog(r io.Reader, name string) (GCSummary, error) {
 	var s GCSummary
-	n, err := parseInto(r, &s, map[string]bool{}, 0)
+	n, err := parseInto(r, &s, map[string]bool{}, 0, 0)
 	if err != nil {
 		return s, err
 	}
@@ -84,6 +84,12 @@ func ParseGCFiles(paths ...string) (GCSummary, error) { return ParseGCFilesFrom(
 // JVM uptime fromNs (a window that began then: after a warm-up). UptimeNs stays the
 // log's last uptime; the window is UptimeNs - fromNs.
 func ParseGCFilesFrom(fromNs int64, paths ...string) (GCSummary, error) {
+	return ParseGCFilesBetween(fromNs, 0, paths...)
+}
+
+// ParseGCFilesBetween is ParseGCFilesFrom counting only the pauses that ended at or
+// before the JVM uptime toNs too (0: no end): the pauses of one window.
+func ParseGCFilesBetween(fromNs, toNs int64, paths ...string) (GCSummary, error) {
 	var s GCSummary
 	seen := map[string]bool{}
 	var total lineCount
@@ -92,7 +98,7 @@ func ParseGCFilesFrom(fromNs int64, paths ...string) (GCSummary, error) {
 		if err != nil {
 			return s, err
 		}
-		n, err := parseInto(f, &s, seen, fromNs)
+		n, err := parseInto(f, &s, seen, fromNs, toNs)
 		f.Close()
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", p, err)
@@ -126,7 +132,7 @@ func checkLog(name string, n lineCount, s GCSummary) error {
 	return nil
 }
 
-func parseInto(r io.Reader, s *GCSummary, seen map[string]bool, fromNs int64) (lineCount, error) {
+func parseInto(r io.Reader, s *GCSummary, seen map[string]bool, fromNs, toNs int64) (lineCount, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := 0
@@ -156,7 +162,7 @@ func parseInto(r io.Reader, s *GCSummary, seen map[string]bool, fromNs int64) (l
 			s.JVMVersion, n.versionLine = m[1], line
 		}
 		m := pauseRe.FindStringSubmatch(text)
-		if m == nil || fromNs > 0 && lineUp < fromNs {
+		if m == nil || fromNs > 0 && lineUp < fromNs || toNs > 0 && lineUp > toNs {
 			continue
 		}
 		key := m[1] + "/" + m[2] // a concurrent cycle's Remark and Cleanup share its GC id

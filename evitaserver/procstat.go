@@ -15,7 +15,7 @@ import (
 // Thread groups of a JVM, by the names HotSpot, Armeria, gRPC and evitaDB give their
 // threads: what the writer's CPU went to.
 const (
-	ThreadsRequest = "request" // event loops, request and transaction workers (Armeria, gRPC, evitaDB's Evita-*; the embedded writer's main)
+	ThreadsRequest = "request" // event loops, request and transaction workers (Armeria, gRPC, evitaDB's Evita-*; the embedded writer's main and applying threads)
 	ThreadsJIT     = "jit"     // C1 and C2 compiler threads
 	ThreadsGC      = "gc"      // GC workers, concurrent and refinement threads, the VM thread (safepoint operations)
 	ThreadsOther   = "other"
@@ -31,9 +31,11 @@ func threadGroup(name string) string {
 		strings.HasPrefix(name, "GC "), strings.HasPrefix(name, "ZWorker"), strings.HasPrefix(name, "Shenandoah"):
 		return ThreadsGC
 	case strings.HasPrefix(name, "armeria"), strings.HasPrefix(name, "grpc"), strings.HasPrefix(strings.ToLower(name), "evita"),
-		strings.HasPrefix(name, "ForkJoinPool"), strings.HasPrefix(name, "pool-"), name == "main", name == "java":
+		strings.HasPrefix(name, "ForkJoinPool"), strings.HasPrefix(name, "pool-"), name == "main", name == "java",
+		strings.HasPrefix(name, "warmstat-"):
 		// "java": the launcher's threads keep the binary's name; the embedded writer's
-		// main thread, which applies every upsert, is one of them
+		// main thread, which reads and parses its requests, is one of them, and its
+		// warmstat-apply thread applies them
 		return ThreadsRequest
 	}
 	return ThreadsOther
@@ -54,6 +56,7 @@ type ProcSample struct {
 type threadCPU struct {
 	group string
 	cpu   time.Duration
+	wait  time.Duration // schedstat's run_delay: ready to run, waiting for a CPU (-1: unknown)
 }
 
 // Total is the process's CPU time (user and system, its ended threads included), as
@@ -85,7 +88,11 @@ func SampleProc(pid int) (ProcSample, error) {
 			continue // gone
 		}
 		comm, _ := os.ReadFile(filepath.Join(task, "comm"))
-		s.threads[tid] = threadCPU{threadGroup(strings.TrimSpace(string(comm))), ticks(ts[11] + ts[12])}
+		wait := time.Duration(-1)
+		if st, err := ReadSchedstat(filepath.Join(task, "schedstat")); err == nil {
+			wait = st.Wait
+		}
+		s.threads[tid] = threadCPU{threadGroup(strings.TrimSpace(string(comm))), ticks(ts[11] + ts[12]), wait}
 		if v, n, err := switches(filepath.Join(task, "status")); err == nil {
 			s.VoluntarySwitches += v
 			s.InvoluntarySwitches += n
@@ -97,7 +104,11 @@ func SampleProc(pid int) (ProcSample, error) {
 
 // ProcDelta is what a process did between two samples.
 type ProcDelta struct {
-	CPU                 map[string]time.Duration // by thread group; threads that ended between the samples count as other
+	CPU map[string]time.Duration // by thread group; threads that ended between the samples count as other
+	// Wait is the run-queue delay by thread group: time its threads were ready to run
+	// and waited for a CPU (of the threads alive at the end; nil when the kernel keeps
+	// no schedstat)
+	Wait                map[string]time.Duration
 	MinorFaults         int64
 	MajorFaults         int64
 	VoluntarySwitches   int64 // of the threads alive at the end (a thread's switches end with it)
@@ -110,16 +121,55 @@ func (s ProcSample) Since(earlier ProcSample) ProcDelta {
 		MinorFaults: s.MinorFaults - earlier.MinorFaults, MajorFaults: s.MajorFaults - earlier.MajorFaults,
 		VoluntarySwitches: s.VoluntarySwitches - earlier.VoluntarySwitches, InvoluntarySwitches: s.InvoluntarySwitches - earlier.InvoluntarySwitches}
 	var threads time.Duration
+	d.Wait = map[string]time.Duration{ThreadsRequest: 0, ThreadsJIT: 0, ThreadsGC: 0, ThreadsOther: 0}
 	for tid, t := range s.threads {
 		v := t.cpu - earlier.threads[tid].cpu // a thread born in between started at 0
 		d.CPU[t.group] += v
 		threads += v
+		was, seen := earlier.threads[tid]
+		switch {
+		case t.wait < 0 || seen && was.wait < 0:
+			d.Wait = nil
+		case d.Wait != nil && seen:
+			d.Wait[t.group] += t.wait - was.wait
+		case d.Wait != nil:
+			d.Wait[t.group] += t.wait
+		}
 	}
 	if rest := (s.total - earlier.total) - threads; rest > 0 { // threads that ended in between
 		d.CPU[ThreadsOther] += rest
 	}
 	d.VoluntarySwitches, d.InvoluntarySwitches = max(0, d.VoluntarySwitches), max(0, d.InvoluntarySwitches)
 	return d
+}
+
+// Sched is one thread's scheduler account (/proc/PID/task/TID/schedstat): time on a
+// CPU, time waiting on the run queue for one, both exact to the ns (the kernel's clock).
+type Sched struct {
+	CPU, Wait time.Duration
+}
+
+// ReadSchedstat reads a schedstat file ("cpu_ns run_delay_ns timeslices").
+func ReadSchedstat(path string) (Sched, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Sched{}, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return Sched{}, fmt.Errorf("unreadable %s: %q", path, b)
+	}
+	cpu, err1 := strconv.ParseInt(f[0], 10, 64)
+	wait, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || cpu < 0 || wait < 0 {
+		return Sched{}, fmt.Errorf("unreadable %s: %q", path, b)
+	}
+	return Sched{time.Duration(cpu), time.Duration(wait)}, nil
+}
+
+// ThreadSched reads the scheduler account of thread tid of process pid.
+func ThreadSched(pid, tid int) (Sched, error) {
+	return ReadSchedstat(fmt.Sprintf("/proc/%d/task/%d/schedstat", pid, tid))
 }
 
 // readStat parses a /proc stat line into its numeric fields after the command name

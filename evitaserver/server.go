@@ -397,14 +397,19 @@ func (s *Server) Uptime() time.Duration { return time.Since(s.Started) }
 
 // GCSince reads the server's GC log counting only the pauses that ended at or after
 // the JVM uptime from (0: all of them).
-func (s *Server) GCSince(from time.Duration) (GCSummary, error) {
+func (s *Server) GCSince(from time.Duration) (GCSummary, error) { return s.GCBetween(from, 0) }
+
+// GCBetween is GCSince counting only the pauses that ended at or before the uptime to
+// too (0: no end): a window's pauses. Uptimes are warmstat's clock since the JVM was
+// started, which runs a few ms ahead of the JVM's own.
+func (s *Server) GCBetween(from, to time.Duration) (GCSummary, error) {
 	var files []string
 	for i := 4; i >= 0; i-- {
 		if p := s.GCLog + "." + strconv.Itoa(i); fileExists(p) {
 			files = append(files, p)
 		}
 	}
-	return ParseGCFilesFrom(from.Nanoseconds(), append(files, s.GCLog)...)
+	return ParseGCFilesBetween(from.Nanoseconds(), to.Nanoseconds(), append(files, s.GCLog)...)
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -21,13 +22,30 @@ type factorSample struct {
 	merr, rerr error
 	hasReader  bool
 	cost       time.Duration
+	uptime     time.Duration // the writer's, when the sample began: the GC log's clock
+	// the embedded writer's applying thread: its own counters and the kernel's account
+	hasTally   bool
+	tally      embedded.Tally
+	sched      evitaserver.Sched
+	terr, serr error
 }
 
-// sampleFactors reads the factors of the writer, the reader (nil for a replay) and the
-// machine.
-func sampleFactors(writer, reader *evitaserver.Server) factorSample {
+// sampleFactors reads the factors of the writer, the reader (nil for a replay), the
+// embedded writer's applying thread (ew nil: a remote writer) and the machine.
+func sampleFactors(writer, reader *evitaserver.Server, ew *embedded.Writer) factorSample {
 	begin := time.Now()
 	var f factorSample
+	f.uptime = writer.Uptime()
+	if ew != nil {
+		f.hasTally = true
+		f.tally, f.terr = ew.Tally()
+		if f.terr == nil && f.tally.TID < 0 {
+			f.terr = errors.New("the JVM did not say which thread applies the upserts")
+		}
+		if f.terr == nil {
+			f.sched, f.serr = evitaserver.ThreadSched(writer.Pid(), f.tally.TID)
+		}
+	}
 	f.writer, f.werr = evitaserver.SampleProc(writer.Pid())
 	f.jit, f.jerr = evitaserver.ReadJIT(writer.Pid())
 	f.machine, f.merr = evitaserver.ReadMachineCPU()
@@ -55,6 +73,25 @@ func factorsBetween(b, e factorSample) *runfmt.VarianceFactors {
 		}
 		v.WriterMinorFaults, v.WriterMajorFaults = ptr(d.MinorFaults), ptr(d.MajorFaults)
 		v.WriterVoluntarySwitches, v.WriterInvoluntarySwitches = ptr(d.VoluntarySwitches), ptr(d.InvoluntarySwitches)
+		if d.Wait != nil {
+			v.WriterWaitNs = map[string]int64{}
+			for g, ns := range d.Wait {
+				v.WriterWaitNs[g] = ns.Nanoseconds()
+			}
+		}
+	}
+	if b.hasTally {
+		if err := errors.Join(b.terr, e.terr); err != nil {
+			fail("the embedded writer's tally", err)
+		} else if b.tally.TID != e.tally.TID {
+			fail("the embedded writer's tally", fmt.Errorf("thread %d at the start, %d at the end", b.tally.TID, e.tally.TID))
+		} else {
+			t := &runfmt.ThreadTally{TID: e.tally.TID, CPUNs: e.tally.CPUNs - b.tally.CPUNs, AllocBytes: e.tally.AllocBytes - b.tally.AllocBytes}
+			if b.serr == nil && e.serr == nil {
+				t.SchedCPUNs, t.WaitNs = ptr((e.sched.CPU - b.sched.CPU).Nanoseconds()), ptr((e.sched.Wait - b.sched.Wait).Nanoseconds())
+			}
+			v.UpsertThread = t
+		}
 	}
 	if err := errors.Join(b.jerr, e.jerr); err != nil {
 		fail("writer JIT counters", err)

@@ -2,9 +2,11 @@ package loader_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/loader"
@@ -118,6 +120,7 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 			m.SourceMode() != runfmt.SourceReplay || m.WriterGC == nil || m.Server.Version == "" || m.Server.JVM == nil {
 			t.Fatalf("%s: embedded run: %+v", cat, m)
 		}
+		checkCostColumns(t, cat, res.Dir, m)
 		kept[cat] = filepath.Join(storage, cat)
 	}
 	srv, _ := evitatest.StartRESTOn(t, kept)
@@ -127,4 +130,50 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 			t.Errorf("%s: the embedded writer's catalog differs from its source, as a server renders them:\n%s", cat, strings.Join(diff, "\n"))
 		}
 	}
+}
+
+// checkCostColumns holds a real embedded run's cost columns against what the kernel
+// and the JVM say of the applying thread over the whole load: every upsert's CPU and
+// run-queue wait lie inside its wall clock (the reader refuses a row otherwise), every
+// upsert allocates, the upserts' CPU adds up to the thread's CPU clock as the kernel
+// keeps it (its schedstat, read by warmstat, not by the JVM) within 2 %, and their
+// allocations to the thread's own counter within 2 %: the applying thread does nothing
+// but upserts in the window, so nothing of its work escapes the columns. The machine's
+// speed was measured beside the load.
+func checkCostColumns(t *testing.T, cat, dir string, m *runfmt.Manifest) {
+	t.Helper()
+	run, err := runfmt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpu, alloc, wait, wall, rows int64
+	err = run.ScanRows(func(r runfmt.Row) error {
+		if r.CPUNs < 0 || r.AllocBytes < 0 || r.WaitNs < 0 {
+			return fmt.Errorf("row %d (%s %d): a cost figure missing: %+v", r.Seq, r.Collection, r.PrimaryKey, r)
+		}
+		if r.AllocBytes == 0 {
+			return fmt.Errorf("row %d (%s %d) allocated nothing", r.Seq, r.Collection, r.PrimaryKey)
+		}
+		cpu, alloc, wait, wall, rows = cpu+r.CPUNs, alloc+r.AllocBytes, wait+r.WaitNs, wall+r.UpsertNs, rows+1
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: cost columns: %v", cat, err)
+	}
+	f := m.Factors
+	if f == nil || f.UpsertThread == nil || f.UpsertThread.SchedCPUNs == nil || f.Canary == nil || f.Canary.Samples == 0 {
+		t.Fatalf("%s: the load window's tally of the applying thread or the canary is missing: %+v", cat, f)
+	}
+	ut := f.UpsertThread
+	within := func(what string, part, whole int64) {
+		if whole <= 0 || float64(part) < 0.98*float64(whole) || part > whole {
+			t.Errorf("%s: the upserts' %s add up to %d, the applying thread's over the load %d (%.2f %%): not within 2 %% below it",
+				cat, what, part, whole, 100*float64(part)/float64(whole))
+		}
+	}
+	within("CPU", cpu, *ut.SchedCPUNs)
+	within("allocated bytes", alloc, ut.AllocBytes)
+	t.Logf("%s: %d upserts, wall %s, CPU %s (the thread's %s by its schedstat, %s by the JVM), waiting %s, allocated %s (the thread's %s); canary %.0f/%.0f/%.0f µs",
+		cat, rows, time.Duration(wall), time.Duration(cpu), time.Duration(*ut.SchedCPUNs), time.Duration(ut.CPUNs), time.Duration(wait),
+		runfmt.FormatSize(alloc), runfmt.FormatSize(ut.AllocBytes), f.Canary.ALUNs/1e3, f.Canary.L3Ns/1e3, f.Canary.DRAMNs/1e3)
 }

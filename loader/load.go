@@ -150,12 +150,13 @@ func (l *load) collection(ctx context.Context, ty string) (col runfmt.Collection
 // upsert sends one entity's request, timed, and writes its row.
 func (l *load) upsert(ty string, pk int32, req []byte, col *runfmt.Collection) error {
 	begin := l.c.Now()
-	ns, err := l.tgt.upsert(req, ty) // never cut in flight: WARM_UP has no rollback
+	cost, err := l.tgt.upsert(req, ty) // never cut in flight: WARM_UP has no rollback
 	if err != nil {
 		return &AbortError{Where: fmt.Sprintf("upserting %s %d (%d of %d loaded)", ty, pk, col.Entities, l.plans[ty].load), Err: err}
 	}
+	ns := cost.WallNs
 	if err := l.w.Write(runfmt.Row{Collection: ty, PrimaryKey: pk, Batch: l.batch,
-		StartNs: begin.Sub(l.start).Nanoseconds(), UpsertNs: ns}); err != nil {
+		StartNs: begin.Sub(l.start).Nanoseconds(), UpsertNs: ns, CPUNs: cost.CPUNs, AllocBytes: cost.AllocBytes, WaitNs: cost.WaitNs}); err != nil {
 		return err
 	}
 	// rows reach the OS every 100 ms and when the collection ends, however it ends (a

@@ -159,7 +159,7 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	if err := c.createTarget(ctx, sp, &m); err != nil {
 		return nil, err
 	}
-	csvFile, w, err := newCSV(stage.Dir())
+	csvFile, w, err := newCSV(stage.Dir(), c.Embedded != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -373,13 +373,18 @@ func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Mani
 	return nil
 }
 
-// newCSV creates the run's entities.csv, header written and flushed.
-func newCSV(dir string) (*os.File, *runfmt.CSVWriter, error) {
+// newCSV creates the run's entities.csv, header written and flushed; with cost, the
+// columns of what each upsert's wall time was made of (the embedded writer measures them).
+func newCSV(dir string, cost bool) (*os.File, *runfmt.CSVWriter, error) {
 	f, err := os.Create(filepath.Join(dir, runfmt.EntitiesFile))
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := runfmt.NewCSVWriter(f)
+	newWriter := runfmt.NewCSVWriter
+	if cost {
+		newWriter = runfmt.NewCostCSVWriter
+	}
+	w, err := newWriter(f)
 	if err == nil {
 		err = w.Flush()
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/warmstat/warmstat/base/canary"
 	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -222,23 +223,32 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	// sampled inside the profiler's window and outside the load's clocks
 	var loadCPU *int64
 	var factors *runfmt.VarianceFactors
+	var loadWindow [2]time.Duration // the writer's uptime at the load window's ends
+	var speed *canary.Canary        // the machine's speed during the load
 	var f0 factorSample
 	begun := false
 	profWindow := c.Window
+	canary.Prepare() // its memory made now, not inside the window it measures
 	c.Window = func(phase string, begin bool) error {
 		var err error
 		if begin && profWindow != nil {
 			err = profWindow(phase, begin)
 		}
 		if phase == runfmt.PhaseLoad && begin {
-			f0, begun = sampleFactors(writer, reader), true
+			f0, begun = sampleFactors(writer, reader, w.ew), true
+			speed = canary.Start()
 		} else if phase == runfmt.PhaseLoad && begun {
-			f1 := sampleFactors(writer, reader)
+			fig := speed.Stop()
+			f1 := sampleFactors(writer, reader, w.ew)
+			loadWindow = [2]time.Duration{f0.uptime, f1.uptime + f1.cost}
 			if f0.werr == nil && f1.werr == nil { // the writer's CPU from the same /proc reads as its factors
 				v := (f1.writer.Total() - f0.writer.Total()).Nanoseconds()
 				loadCPU = &v
 			}
 			factors = factorsBetween(f0, f1)
+			if fig.Samples > 0 {
+				factors.Canary = &runfmt.Canary{Samples: fig.Samples, ALUNs: fig.ALUNs, L3Ns: fig.L3Ns, DRAMNs: fig.DRAMNs}
+			}
 		}
 		if !begin && profWindow != nil {
 			err = profWindow(phase, begin)
@@ -337,6 +347,12 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			young, full := gc.Young, gc.Full
 			m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
 				ShareOfWallPc: gc.ShareOf(gc.UptimeNs - warmEnd.Nanoseconds())}
+		}
+		if m.Factors != nil && loadWindow[1] > 0 { // the pauses inside the load window
+			if gc, gerr := writer.GCBetween(loadWindow[0], loadWindow[1]); gerr == nil {
+				n, ns := gc.Pauses(), gc.PauseNs
+				m.Factors.GCPauses, m.Factors.GCPauseNs = &n, &ns
+			}
 		}
 		<-readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
 		if !live {

@@ -10,6 +10,7 @@ import (
 	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // target is the writer under test as the load uses it: a remote server over gRPC
@@ -23,8 +24,9 @@ type target interface {
 
 type targetSession interface {
 	// upsert applies one request and returns how long it took: the remote call as this
-	// process timed it, or the engine's own clock in embedded mode
-	upsert(req []byte, entityType string) (int64, error)
+	// process timed it (its other figures unknown), or the engine's own clocks in
+	// embedded mode
+	upsert(req []byte, entityType string) (embedded.Cost, error)
 	updateEntitySchema(ctx context.Context, m *pb.GrpcModifyEntitySchemaMutation) error
 	goLive(ctx context.Context, stall, confirm time.Duration, progress func(int32)) evita.GoLiveOutcome
 	count(ctx context.Context, entityType string) (int, error)
@@ -65,10 +67,10 @@ type remoteSession struct {
 	now func() time.Time
 }
 
-func (s remoteSession) upsert(req []byte, ty string) (int64, error) {
+func (s remoteSession) upsert(req []byte, ty string) (embedded.Cost, error) {
 	begin := s.now()
 	err := s.s.UpsertUncancelled(req, ty) // never cut in flight: WARM_UP has no rollback
-	return s.now().Sub(begin).Nanoseconds(), err
+	return embedded.Cost{WallNs: s.now().Sub(begin).Nanoseconds(), CPUNs: runfmt.Unknown, AllocBytes: runfmt.Unknown, WaitNs: runfmt.Unknown}, err
 }
 
 func (s remoteSession) updateEntitySchema(ctx context.Context, m *pb.GrpcModifyEntitySchemaMutation) error {
@@ -139,7 +141,7 @@ type embeddedSession struct {
 	catalog string
 }
 
-func (s embeddedSession) upsert(req []byte, _ string) (int64, error) { return s.w.Upsert(req) }
+func (s embeddedSession) upsert(req []byte, _ string) (embedded.Cost, error) { return s.w.Upsert(req) }
 
 func (s embeddedSession) updateEntitySchema(_ context.Context, m *pb.GrpcModifyEntitySchemaMutation) error {
 	if len(m.GetEntitySchemaMutations()) == 0 {

@@ -55,6 +55,9 @@ type CompareJSON struct {
 	Dominant          string               `json:"dominant_collection"`
 	Notes             []string             `json:"notes"`
 	Footnotes         []string             `json:"footnotes"`
+	// Noise: what the pairs' noise in the dominant mean is made of (paired runs with
+	// the cost columns)
+	Noise *analyze.Decomposition `json:"noise_decomposition,omitempty"`
 }
 
 func groupJSON(g *analyze.Group) GroupJSON {
@@ -198,6 +201,7 @@ func BuildCompare(c *analyze.Comparison, all bool) *CompareJSON {
 		}
 	}
 	j.Footnotes = footnotes(c, j.Rows)
+	j.Noise = c.Noise
 	return j
 }
 
@@ -234,6 +238,17 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 	}
 	for _, why := range order {
 		out = append(out, fmt.Sprintf("no interval for %s: %s", strings.Join(reasons[why], ", "), why))
+	}
+	if d := c.Noise; d != nil {
+		machine := ""
+		if d.MachinePct != nil {
+			machine = fmt.Sprintf("; the machine's speed (its canary) explains %s %% of it", Fixed(*d.MachinePct, 0))
+		}
+		out = append(out, fmt.Sprintf("what the noise in %s mean upsert is made of (the pairs' differences, SD %s µs over %d pairs): the applying thread's CPU %s %%, its wait for a CPU %s %%, stopped or blocked %s %%%s",
+			d.Collection, Fixed(d.SDUs, 1), d.Pairs, Fixed(d.CPUPct, 0), Fixed(d.WaitPct, 0), Fixed(d.BlockedPct, 0), machine))
+	}
+	if slices.ContainsFunc(rows, func(r analyze.Row) bool { return r.AdjustSlope != nil }) {
+		out = append(out, "_adj rows set the machine's speed aside: each run's figure is moved to one speed along the slope (θ) its group's runs show against their canary, and B's change is the least-squares difference at that speed, t with n_A + n_B - 3 degrees of freedom (docs/comparisons.md)")
 	}
 	if slices.ContainsFunc(rows, func(r analyze.Row) bool { return r.ResolutionPct != nil }) {
 		out = append(out, "intervals of figures read from a coarse clock are widened by its rounding (resolution_pct): a change smaller than the clock's step is never proven")
@@ -277,14 +292,20 @@ var metricNames = map[analyze.Metric]string{
 	"mean": "mean upsert", "median": "median upsert", "p95": "p95 upsert", "p99": "p99 upsert",
 	"load_wall": "load wall-clock", "ingest": "ingest (load - read)", "upsert": "upsert (pure)",
 	"golive": "goLive", "total": "TOTAL (load + goLive)", "wall": "wall-clock", "source_read": "source read",
+	"cpu": "CPU per upsert", "wait": "CPU wait per upsert", "alloc": "allocated per upsert", "machine": "machine (canary)",
+	"mean_adj": "mean upsert, speed set aside", "cpu_adj": "CPU per upsert, speed set aside",
+	"load_wall_adj": "load wall-clock, speed set aside", "ingest_adj": "ingest, speed set aside",
 }
 
 func figure(v *float64, unit string) string {
 	if v == nil {
 		return "-"
 	}
-	if unit == "s" {
+	switch unit {
+	case "s":
 		return Fixed(*v, 1) + " s"
+	case "KB":
+		return Fixed(*v, 1) + " KB"
 	}
 	return Fixed(*v, 1) + " µs"
 }

@@ -79,6 +79,36 @@ type LatencyJSON struct {
 	WireDominated  bool    `json:"wire_dominated"`
 	// TransportSharePct: remote − embedded as a share of this mean (report --transport)
 	TransportSharePct *float64 `json:"transport_share_pct,omitempty"`
+	// Cost: what the mean upsert was made of (a run with entities.csv's cost columns)
+	Cost *CostJSON `json:"cost,omitempty"`
+}
+
+// CostJSON is what the mean upsert's wall time was made of on the writer's applying
+// thread: its CPU, its wait for a CPU, the rest (stopped or blocked: safepoints and
+// GC pauses, I/O, locks), and what it allocated. A figure not measured is null.
+type CostJSON struct {
+	CPUUs     *float64 `json:"cpu_us"`
+	WaitUs    *float64 `json:"wait_us"`
+	BlockedUs *float64 `json:"blocked_us"`
+	AllocKB   *float64 `json:"alloc_kb"`
+}
+
+func costOf(st analyze.Stats, c *analyze.CostStats) *CostJSON {
+	if c == nil || st.Count == 0 {
+		return nil
+	}
+	v := func(x, unit float64) *float64 {
+		if x < 0 {
+			return nil
+		}
+		r := round3(x / unit)
+		return &r
+	}
+	j := &CostJSON{CPUUs: v(c.CPUMeanNs, 1e3), WaitUs: v(c.WaitMeanNs, 1e3), AllocKB: v(c.AllocMeanBytes, 1e3)}
+	if c.CPUMeanNs >= 0 && c.WaitMeanNs >= 0 {
+		j.BlockedUs = v(max(0, st.MeanNs-c.CPUMeanNs-c.WaitMeanNs), 1e3)
+	}
+	return j
 }
 
 func secs(ns int64) float64 { return float64(ns) / 1e9 }
@@ -145,8 +175,11 @@ func buildRun(s *analyze.RunSummary, o RunOptions) *RunJSON {
 		all = 100
 	}
 	r.Overall = latency("", s.Overall, t.LoadWallNs, t.SourceReadNs, t.UpsertNs, all, false, o)
+	r.Overall.Cost = costOf(s.Overall, s.Cost)
 	for _, c := range s.Collections {
-		r.Collections = append(r.Collections, latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct, remote, o))
+		l := latency(c.Name, c.Stats, c.WallNs, c.ReadNs, c.UpsertNs, c.ShareOfWallPct, remote, o)
+		l.Cost = costOf(c.Stats, c.Cost)
+		r.Collections = append(r.Collections, l)
 	}
 	if o.TransportSharePct != nil && remote {
 		r.TransportFrom = o.TransportFrom
@@ -412,6 +445,54 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		p("† remote latency is end-to-end (protobuf, loopback round trip, server deframing): below %s µs the wire dominates; not a write-path cost.\n", Fixed(WireDominatedUs, 0))
 	}
 	p("wall s of a collection excludes its primary-key listing; ALL wall s is the load wall-clock.\n")
+	if r.Overall.Cost != nil {
+		p("\n")
+		return writeCost(w, r, order, md)
+	}
+	return nil
+}
+
+// writeCost is what each collection's mean upsert was made of (the cost columns).
+func writeCost(w io.Writer, r *RunJSON, order []int, md bool) error {
+	if md {
+		fmt.Fprintf(w, "What the mean upsert was made of, on the writer's applying thread (µs; allocated KB)\n\n")
+	} else {
+		fmt.Fprintf(w, "what the mean upsert was made of, on the writer's applying thread (µs; allocated KB)\n")
+	}
+	num := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return Fixed(*v, 1)
+	}
+	share := func(part *float64, whole float64) string {
+		if part == nil || whole <= 0 {
+			return "-"
+		}
+		return Fixed(100**part/whole, 1)
+	}
+	header := []string{"collection", "mean", "CPU", "%CPU", "waiting", "stopped/blocked", "allocated KB"}
+	var rows [][]string
+	add := func(name string, l LatencyJSON) {
+		if c := l.Cost; c != nil {
+			rows = append(rows, []string{name, Fixed(l.MeanUs, 1), num(c.CPUUs), share(c.CPUUs, l.MeanUs), num(c.WaitUs), num(c.BlockedUs), num(c.AllocKB)})
+		}
+	}
+	for _, i := range order {
+		add(r.Collections[i].Name, r.Collections[i])
+	}
+	add("ALL", r.Overall)
+	f := Text
+	if md {
+		f = Markdown
+	}
+	if err := Table(w, f, 1, header, rows); err != nil {
+		return err
+	}
+	if md {
+		fmt.Fprintf(w, "\n")
+	}
+	fmt.Fprintf(w, "waiting: ready to run, waiting for a CPU (the kernel's run-queue delay); stopped/blocked: the rest of the wall time (safepoints and GC pauses, I/O, locks).\n")
 	return nil
 }
 
@@ -500,6 +581,28 @@ func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
 			parts = append(parts, fmt.Sprintf("%s %s", g, Seconds(c[g])))
 		}
 		rows = append(rows, []string{"    by thread group", "", strings.Join(parts, ", ")})
+	}
+	if w := f.WriterWaitNs; w != nil {
+		var parts []string
+		for _, g := range []string{"request", "jit", "gc", "other"} {
+			parts = append(parts, fmt.Sprintf("%s %s", g, Seconds(w[g])))
+		}
+		rows = append(rows, []string{"  waiting for a CPU", "", strings.Join(parts, ", ") + " (the writer's threads, ready to run: the kernel's run-queue delay)"})
+	}
+	if t := f.UpsertThread; t != nil {
+		wait := "?"
+		if t.WaitNs != nil {
+			wait = Seconds(*t.WaitNs)
+		}
+		rows = append(rows, []string{"  applying thread", Seconds(t.CPUNs), fmt.Sprintf("CPU of the embedded writer's thread %d (%s allocated; %s waiting for a CPU); its upserts' own share is in the cost columns",
+			t.TID, runfmt.FormatSize(t.AllocBytes), wait)})
+	}
+	if f.GCPauseNs != nil && f.GCPauses != nil {
+		rows = append(rows, []string{"  GC pauses", Seconds(*f.GCPauseNs), fmt.Sprintf("%s pauses ended inside the load (%s %% of it)", Int(*f.GCPauses), Fixed(100*float64(*f.GCPauseNs)/float64(wallNs), 1))})
+	}
+	if c := f.Canary; c != nil && c.Samples > 0 {
+		rows = append(rows, []string{"  machine speed", "", fmt.Sprintf("canary %s µs (arithmetic %s, cache %s, memory %s; median of %s samples): the same work takes longer on a slower machine",
+			Fixed(math.Cbrt(c.ALUNs*c.L3Ns*c.DRAMNs)/1e3, 1), Fixed(c.ALUNs/1e3, 1), Fixed(c.L3Ns/1e3, 1), Fixed(c.DRAMNs/1e3, 1), Int(int64(c.Samples)))})
 	}
 	if f.JITCompileNs != nil && f.JITCompiles != nil {
 		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%s compilations during the load (the writer JVM's own counters; their time summed over the compiler threads, so it can exceed the wall-clock)", Int(int64(*f.JITCompiles)))})

@@ -237,6 +237,9 @@ type SeriesGateAnswer struct {
 	// SlotPct (a duet series): what slot 2 cost a run against slot 1, set aside
 	// by the analysis.
 	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
+	// Adjusted: the gate's figure has the machine's speed set aside (an _adj metric);
+	// its noise is the runs' own once their speed is known
+	Adjusted bool `json:"adjusted,omitempty"`
 }
 
 // BuildSeriesAnswer assembles the answer of a finished series in dir.
@@ -261,7 +264,7 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	open := 0
 	for _, g := range o.Gates {
 		ga := SeriesGateAnswer{Gate: g.Gate, Verdict: g.Verdict, DeltaPct: g.DeltaPct, LowPct: g.LowPct, HighPct: g.HighPct, Reason: g.Reason,
-			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved(), SlotPct: g.SlotPct}
+			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved(), SlotPct: g.SlotPct, Adjusted: g.Adjusted}
 		if g.NoisePct != nil && g.LowPct != nil && g.HighPct != nil {
 			d := (*g.HighPct-*g.LowPct)/2 + a.ThresholdPct
 			ga.DetectablePct = &d
@@ -370,8 +373,12 @@ func (a *SeriesAnswer) words(f Format) []string {
 				g.Gate, thr, a.B, a.A, iv, a.B, ChangeWords(*g.LowPct), ChangeWords(*g.HighPct), a.A))
 		}
 		if g.NoisePct != nil && g.DetectablePct != nil {
+			kind := a.NoiseKind
+			if g.Adjusted {
+				kind = "between runs, once the machine's speed is set aside"
+			}
 			out = append(out, fmt.Sprintf("  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)",
-				*g.NoisePct, a.NoiseKind, a.RunsPerSide, a.Unit, halfWidth(*g.DetectablePct, 0)))
+				*g.NoisePct, kind, a.RunsPerSide, a.Unit, halfWidth(*g.DetectablePct, 0)))
 		}
 		if g.SlotPct != nil {
 			out = append(out, fmt.Sprintf("  the slots: a run in slot 2 took %s against slot 1 (the build's change aside; set aside by the analysis)",

@@ -18,7 +18,17 @@ type Row struct {
 	Batch      int64 // 1-based source-read batch; 0 when unknown
 	StartNs    int64 // ns since the load clock started; -1 when unknown
 	UpsertNs   int64
+	// What the upsert's wall time was made of, read on the writer's applying thread
+	// (the embedded writer only): its CPU clock, the bytes it allocated and its wait on
+	// the run queue. -1 when unknown: a file without the column, or an empty field. A
+	// CSVWriter made without cost columns ignores them.
+	CPUNs      int64
+	AllocBytes int64
+	WaitNs     int64
 }
+
+// Unknown marks a cost figure of a Row that was not measured.
+const Unknown = -1
 
 // Column names of entities.csv, in the order the writer emits them.
 const (
@@ -28,19 +38,33 @@ const (
 	ColBatch      = "batch"
 	ColStartNs    = "start_ns"
 	ColUpsertNs   = "upsert_ns"
+	ColCPUNs      = "cpu_ns"
+	ColAllocBytes = "alloc_bytes"
+	ColWaitNs     = "wait_ns"
 )
+
+// columnNames are every column the reader knows, by index (columnIndex).
+var columnNames = [...]string{ColSeq, ColCollection, ColPrimaryKey, ColBatch, ColStartNs, ColUpsertNs, ColCPUNs, ColAllocBytes, ColWaitNs}
 
 // The Java harness spells two columns differently; the reader accepts its header too.
 var columnAliases = map[string]string{"primaryKey": ColPrimaryKey, "upsert_nanos": ColUpsertNs}
 
 // knownHeaders names both headers the reader accepts, for errors: a header it does not
 // know may be either file's.
-const knownHeaders = "warmstat's entities.csv has seq, collection, primary_key, batch, start_ns, upsert_ns; " +
+const knownHeaders = "warmstat's entities.csv has seq, collection, primary_key, batch, start_ns, upsert_ns (and cpu_ns, alloc_bytes, wait_ns from the embedded writer); " +
 	"the Java harness's per-entity.csv has collection, primaryKey, upsert_nanos"
 
 const utf8BOM = "\xef\xbb\xbf"
 
-var columnIndex = map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5}
+var columnIndex = map[string]int{ColSeq: 0, ColCollection: 1, ColPrimaryKey: 2, ColBatch: 3, ColStartNs: 4, ColUpsertNs: 5,
+	ColCPUNs: 6, ColAllocBytes: 7, ColWaitNs: 8}
+
+// the reader's column slots: canonical is the writer's order without, cost with the cost columns
+var (
+	noColumns        = [9]int{-1, -1, -1, -1, -1, -1, -1, -1, -1}
+	canonicalColumns = [9]int{0, 1, 2, 3, 4, 5, -1, -1, -1}
+	costColumns      = [9]int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+)
 
 // CSVReader streams entities.csv (or the Java harness's per-entity.csv) row by row
 // with constant memory, validating every field.
@@ -49,13 +73,14 @@ type CSVReader struct {
 	br     *bufio.Reader
 	line   int
 	names  []string // canonical column names in file order
-	col    [6]int   // index of seq, collection, pk, batch, start, upsert; -1 = absent
+	col    [9]int   // index of seq, collection, pk, batch, start, upsert, cpu, alloc, wait; -1 = absent
 	intern map[string]string
 	fields [][]byte
 	last   Row
 	// canonical: the columns are in the writer's own order (CSVHeader), so a row is
 	// parsed in one pass (fast); anything it does not expect goes the general way.
 	canonical bool
+	cost      bool // canonical, with the cost columns
 }
 
 // csvBufSize is the read buffer, and the longest line a reader takes. Tests lower it.
@@ -64,7 +89,7 @@ var csvBufSize = 256 << 10
 // NewCSVReader reads and checks the header; file names the source in errors.
 func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
 	cr := &CSVReader{file: file, br: bufio.NewReaderSize(r, csvBufSize), intern: map[string]string{}}
-	cr.col = [6]int{-1, -1, -1, -1, -1, -1}
+	cr.col = noColumns
 	hdr, err := cr.readLine()
 	if err == io.EOF {
 		return nil, perr(file, 1, "", "empty file: no header")
@@ -91,13 +116,18 @@ func NewCSVReader(r io.Reader, file string) (*CSVReader, error) {
 	}
 	for _, req := range []int{1, 2, 5} {
 		if cr.col[req] < 0 {
-			return nil, perr(file, 1, []string{ColSeq, ColCollection, ColPrimaryKey, ColBatch, ColStartNs, ColUpsertNs}[req], "missing column")
+			return nil, perr(file, 1, columnNames[req], "missing column")
 		}
 	}
 	cr.fields = make([][]byte, len(cr.names))
-	cr.canonical = cr.col == [6]int{0, 1, 2, 3, 4, 5}
+	cr.canonical = cr.col == canonicalColumns || cr.col == costColumns
+	cr.cost = cr.col == costColumns
 	return cr, nil
 }
+
+// HasCost reports whether rows carry the cost columns (cpu_ns, alloc_bytes, wait_ns):
+// all three or none are what a warmstat writer emits.
+func (r *CSVReader) HasCost() bool { return r.col[6] >= 0 }
 
 // HasStart reports whether rows carry start offsets.
 func (r *CSVReader) HasStart() bool { return r.col[4] >= 0 }
@@ -180,11 +210,44 @@ func (r *CSVReader) fast(b []byte) (Row, bool) {
 		start = -1
 	}
 	from = at
-	up, at, ok := digitsTo(b, at, 0)
-	if !ok || at == from {
+	var up int64
+	if r.cost {
+		up, at, ok = digitsTo(b, at, ',')
+		ok = ok && at > from+1
+	} else {
+		up, at, ok = digitsTo(b, at, 0)
+		ok = ok && at > from
+	}
+	if !ok {
 		return Row{}, false
 	}
-	row := Row{Seq: seq, Collection: name, PrimaryKey: int32(pk), Batch: batch, StartNs: start, UpsertNs: up}
+	row := Row{Seq: seq, Collection: name, PrimaryKey: int32(pk), Batch: batch, StartNs: start, UpsertNs: up,
+		CPUNs: Unknown, AllocBytes: Unknown, WaitNs: Unknown}
+	if r.cost {
+		var cpu, alloc, wait int64
+		from = at
+		if cpu, at, ok = digitsTo(b, at, ','); !ok {
+			return Row{}, false
+		} else if at == from+1 {
+			cpu = Unknown
+		}
+		from = at
+		if alloc, at, ok = digitsTo(b, at, ','); !ok {
+			return Row{}, false
+		} else if at == from+1 {
+			alloc = Unknown
+		}
+		from = at
+		if wait, at, ok = digitsTo(b, at, 0); !ok {
+			return Row{}, false
+		} else if at == from {
+			wait = Unknown
+		}
+		if cpu > up || wait > up {
+			return Row{}, false
+		}
+		row.CPUNs, row.AllocBytes, row.WaitNs = cpu, alloc, wait
+	}
 	r.last = row
 	return row, true
 }
@@ -251,7 +314,7 @@ func (r *CSVReader) parse(b []byte) (Row, error) {
 		}
 		return Row{}, perr(r.file, r.line, r.names[n], "missing (row has %d of %d fields)", n, len(r.fields))
 	}
-	row := Row{StartNs: -1}
+	row := Row{StartNs: -1, CPUNs: Unknown, AllocBytes: Unknown, WaitNs: Unknown}
 	c := r.fields[r.col[1]]
 	if len(c) == 0 {
 		return Row{}, perr(r.file, r.line, ColCollection, "empty")
@@ -293,6 +356,25 @@ func (r *CSVReader) parse(b []byte) (Row, error) {
 			row.StartNs = v
 		}
 	}
+	for k, dst := range [...]*int64{6: &row.CPUNs, 7: &row.AllocBytes, 8: &row.WaitNs} {
+		if dst == nil || r.col[k] < 0 {
+			continue
+		}
+		v, err := r.num(k, columnNames[k], true)
+		if err != nil {
+			return Row{}, err
+		}
+		if len(r.fields[r.col[k]]) > 0 {
+			*dst = v
+		}
+	}
+	// the thread's CPU and its run-queue wait are read inside the upsert's wall clock
+	if row.CPUNs > row.UpsertNs {
+		return Row{}, perr(r.file, r.line, ColCPUNs, "%d ns of CPU in an upsert of %d ns (CPU is read inside the wall clock)", row.CPUNs, row.UpsertNs)
+	}
+	if row.WaitNs > row.UpsertNs {
+		return Row{}, perr(r.file, r.line, ColWaitNs, "%d ns waiting in an upsert of %d ns (the wait is read inside the wall clock)", row.WaitNs, row.UpsertNs)
+	}
 	r.last = row
 	return row, nil
 }
@@ -323,18 +405,32 @@ func (r *CSVReader) num(k int, field string, optional bool) (int64, error) {
 // CSVWriter streams entities.csv. Rows reach the OS on Flush; the loader flushes
 // every 100 ms and at the end of each collection.
 type CSVWriter struct {
-	w   *bufio.Writer
-	buf []byte
-	seq int64
+	w    *bufio.Writer
+	buf  []byte
+	seq  int64
+	cost bool
 }
 
-// CSVHeader is the header line the writer emits.
-const CSVHeader = "seq,collection,primary_key,batch,start_ns,upsert_ns"
+// CSVHeader is the header line the writer emits; CSVCostHeader with the cost columns.
+const (
+	CSVHeader     = "seq,collection,primary_key,batch,start_ns,upsert_ns"
+	CSVCostHeader = CSVHeader + ",cpu_ns,alloc_bytes,wait_ns"
+)
 
 // NewCSVWriter writes the header and returns a writer that numbers rows itself.
-func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
-	cw := &CSVWriter{w: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 128)}
-	if _, err := cw.w.WriteString(CSVHeader + "\n"); err != nil {
+func NewCSVWriter(w io.Writer) (*CSVWriter, error) { return newCSVWriter(w, false) }
+
+// NewCostCSVWriter is NewCSVWriter with the cost columns (cpu_ns, alloc_bytes, wait_ns):
+// for a writer that measures them.
+func NewCostCSVWriter(w io.Writer) (*CSVWriter, error) { return newCSVWriter(w, true) }
+
+func newCSVWriter(w io.Writer, cost bool) (*CSVWriter, error) {
+	cw := &CSVWriter{w: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 160), cost: cost}
+	hdr := CSVHeader
+	if cost {
+		hdr = CSVCostHeader
+	}
+	if _, err := cw.w.WriteString(hdr + "\n"); err != nil {
 		return nil, err
 	}
 	return cw, nil
@@ -366,6 +462,17 @@ func (w *CSVWriter) Write(r Row) error {
 	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, r.UpsertNs, 10)
+	if w.cost {
+		if r.CPUNs > r.UpsertNs || r.WaitNs > r.UpsertNs {
+			return errors.New("runfmt: an upsert's CPU or wait exceeds its wall clock")
+		}
+		for _, v := range [3]int64{r.CPUNs, r.AllocBytes, r.WaitNs} {
+			b = append(b, ',')
+			if v >= 0 {
+				b = strconv.AppendInt(b, v, 10)
+			}
+		}
+	}
 	b = append(b, '\n')
 	w.buf = b
 	_, err := w.w.Write(b)

@@ -137,13 +137,16 @@ func FuzzFastRowIsParse(f *testing.F) {
 		"1,A,1,1,1,9999999999999999999\n", "1,A,1,1,1,\n", "1,A,-1,1,1,1\n", "1,A,1,1,1,1\r\n2,B,1,1,1,1\n",
 		"01,A,0001,1,1,0000000000000000001\n", "1,A,1,1,1,1\n\n", "1,A,1,1,1,1\r2,A,1,1,1,1\n", "1,A,1,1,1,1\r\r\n",
 		"1,A\n2,A,1,1,1,1\n", "1,Product,1,1,1,1\n2,Product,1,1,1,1\n3,Productx,1,1,1,1\n4,Product\n",
+		// cost rows (read under the cost header; the rows above are refused under it, and these under the plain one)
+		"1,Product,7,1,0,7100000,6900000,1234567,150000\n2,Tag,2,2,7200000,90000,,0,\n", "1,A,1,1,1,100,101,1,1\n",
+		"1,A,1,1,1,100,1,1,101\n", "1,A,1,1,1,100,,,\n", "1,A,1,1,1,100,1,1\n", "1,A,1,1,1,100,1,1,1,1\n",
 	} {
 		f.Add([]byte(rows))
 	}
-	read := func(data []byte, fast bool, buf int) (rows []Row, err error) {
+	read := func(data []byte, fast bool, buf int, hdr string) (rows []Row, err error) {
 		defer func(was int) { csvBufSize = was }(csvBufSize)
 		csvBufSize = buf
-		r, err := NewCSVReader(bytes.NewReader(append([]byte(CSVHeader+"\n"), data...)), "f.csv")
+		r, err := NewCSVReader(bytes.NewReader(append([]byte(hdr+"\n"), data...)), "f.csv")
 		if err != nil {
 			return nil, err
 		}
@@ -152,11 +155,13 @@ func FuzzFastRowIsParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// a small read buffer puts rows across its refills, as a large file does
-		for _, buf := range []int{64, 101, 256 << 10} {
-			fastRows, fastErr := read(data, true, buf)
-			rows, err := read(data, false, buf)
-			if fmt.Sprint(fastErr) != fmt.Sprint(err) || !slices.Equal(fastRows, rows) {
-				t.Fatalf("buffer %d: one-pass parse: %v %+v\ngeneral parse: %v %+v", buf, fastErr, fastRows, err, rows)
+		for _, hdr := range []string{CSVHeader, CSVCostHeader} {
+			for _, buf := range []int{64, 101, 256 << 10} {
+				fastRows, fastErr := read(data, true, buf, hdr)
+				rows, err := read(data, false, buf, hdr)
+				if fmt.Sprint(fastErr) != fmt.Sprint(err) || !slices.Equal(fastRows, rows) {
+					t.Fatalf("%s, buffer %d: one-pass parse: %v %+v\ngeneral parse: %v %+v", hdr, buf, fastErr, fastRows, err, rows)
+				}
 			}
 		}
 	})

@@ -805,9 +805,44 @@ type VarianceFactors struct {
 	MachineCPUNs *int64 `json:"machine_cpu_ns,omitempty"`
 	// the reader JVM's CPU in the window (a live run; nil for a replay)
 	ReaderCPUNs *int64 `json:"reader_cpu_ns,omitempty"`
+	// WriterWaitNs is the run-queue delay of the writer's threads by group (the
+	// kernel's schedstat): time they were ready to run and waited for a CPU
+	WriterWaitNs map[string]int64 `json:"writer_wait_ns,omitempty"`
+	// GCPauses and GCPauseNs are the writer's stop-the-world pauses that ended inside
+	// the load window (its GC log)
+	GCPauses  *int64 `json:"gc_pauses,omitempty"`
+	GCPauseNs *int64 `json:"gc_pause_ns,omitempty"`
+	// Canary is how fast the machine was during the window: the medians of a fixed
+	// piece of work warmstat timed every 100 ms on a thread of its own (base/canary)
+	Canary *Canary `json:"canary,omitempty"`
+	// UpsertThread is the embedded writer's applying thread over the window: what its
+	// upserts' cost columns add up to, read independently
+	UpsertThread *ThreadTally `json:"upsert_thread,omitempty"`
 	// CostNs is what reading them took, at both ends together
 	CostNs int64  `json:"cost_ns"`
 	Error  string `json:"error,omitempty"`
+}
+
+// Canary is the machine's speed over a load window: the medians, in ns of the canary
+// thread's CPU, of three kinds of fixed work (base/canary), and how many samples.
+type Canary struct {
+	Samples int     `json:"samples"`
+	ALUNs   float64 `json:"alu_ns"`
+	L3Ns    float64 `json:"l3_ns"`
+	DRAMNs  float64 `json:"dram_ns"`
+}
+
+// ThreadTally is one thread over the load window: the embedded writer's applying
+// thread, whose upserts the cost columns of entities.csv measure one by one. Besides
+// its upserts it parses requests and writes replies, so its figures are somewhat above
+// the columns' sums.
+type ThreadTally struct {
+	TID        int   `json:"tid"`
+	CPUNs      int64 `json:"cpu_ns"`      // its CPU clock, as the JVM reads it
+	AllocBytes int64 `json:"alloc_bytes"` // its allocated bytes (the JVM's counter)
+	// as the kernel's schedstat has it (nil: unknown): time on a CPU, and waiting for one
+	SchedCPUNs *int64 `json:"sched_cpu_ns"`
+	WaitNs     *int64 `json:"wait_ns"`
 }
 
 // UnknownText is a fact recorded as text that the producer may not know: JSON null when

@@ -20,6 +20,7 @@ import (
 	"github.com/warmstat/warmstat/loader"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/seed"
 	"github.com/warmstat/warmstat/series"
 	"github.com/warmstat/warmstat/workload"
 )
@@ -28,7 +29,12 @@ func abCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ab",
 		Usage: "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
-		Description: "Loads --pristine DIR --catalog NAME with build --a and build --b in ABBA order (after --warmup runs per\n" +
+		Description: "With no source given, the series asks its question of warmstat's default catalog (generated once into\n" +
+			"warmstat's cache at the scale the measurements chose, 0.1), replayed by the embedded writer and gated on the\n" +
+			"Product mean with the machine's speed set aside (Product/mean_adj) and on the Product's allocation per upsert\n" +
+			"(Product/alloc): warmstat ab --a 2026.2.2 --b 2026.2.3 is the whole command, into ab-A-vs-B/ unless --out\n" +
+			"says otherwise.\n\n" +
+			"Loads --pristine DIR --catalog NAME with build --a and build --b in ABBA order (after --warmup runs per\n" +
 			"side, kept out of the analysis) into --out SERIES/A/run-N and SERIES/B/run-N: ordinary run directories, so\n" +
 			"report, compare, table and plot work on a series. A build is a release version, \"classpath:CP\",\n" +
 			"\"jar:FILE\" (a runnable server jar) or \"checkout:DIR\" (an evitaDB checkout); a directory, a .jar file or\n" +
@@ -56,7 +62,8 @@ func abCommand() *cli.Command {
 			"--stop-after N ends this invocation after N more pairs; the same command continues the series.\n" +
 			"Exit codes as compare: 0, 1 a failure (an interrupted series: the same command continues it), 2 usage,\n" +
 			"3 refused, 4 a gate slower with --fail-on-regression; 130 / 143 a second Ctrl-C or SIGTERM: stopped at once." +
-			examples("warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
+			examples("warmstat ab --a 2026.2.2 --b 2026.2.3",
+				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
 				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1",
 				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --duet --target-mode embedded --writer-warm-up 1 --out series/duet"),
 		Flags: append([]cli.Flag{
@@ -64,7 +71,7 @@ func abCommand() *cli.Command {
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
 			&cli.StringFlag{Name: "label-a", Usage: "build label of A's runs (default: its version)"},
 			&cli.StringFlag{Name: "label-b", Usage: "build label of B's runs (default: its version)"},
-			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "series directory (new, or a series to continue; default: ab-A-vs-B in the current directory)"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gate is slower"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the answer: text | md | json (with md or json only the answer goes to stdout; the runs, looks, compare and table to stderr)"},
 			&cli.IntFlag{Name: "pairs", Usage: "a fixed-size series of exactly N pairs (2 to 100), no early stop: each machine of a fleet runs the same, and warmstat combine judges them together"},
@@ -117,17 +124,21 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Int("stop-after"); n < 0 || cmd.IsSet("stop-after") && n == 0 {
 		return usageError(cmd, "--stop-after %d: a number of pairs, 1 or more", n)
 	}
+	srcs := map[string]evitaserver.Source{} // named builds are checked before anything is prepared
+	for _, s := range []string{"a", "b"} {
+		src, err := evitaserver.ParseSource(cmd.String(s))
+		if err != nil {
+			return fmt.Errorf("--%s: %w", s, err)
+		}
+		srcs[s] = src
+	}
 	ss, err := readSeriesSettings(cmd)
 	if err != nil {
 		return err
 	}
 	sides := map[string]*abSide{}
 	for _, s := range []string{"a", "b"} {
-		src, err := evitaserver.ParseSource(cmd.String(s))
-		if err != nil {
-			return fmt.Errorf("--%s: %w", s, err)
-		}
-		side, err := ss.side(src, cmd.String("label-"+s), strings.ToUpper(s))
+		side, err := ss.side(srcs[s], cmd.String("label-"+s), strings.ToUpper(s))
 		if err != nil {
 			return fmt.Errorf("--%s: %w", s, err)
 		}
@@ -136,7 +147,12 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if sides["A"].label == sides["B"].label {
 		sides["A"].label, sides["B"].label = "A-"+sides["A"].label, "B-"+sides["B"].label
 	}
-	dir, err := filepath.Abs(cmd.String("out"))
+	out := cmd.String("out")
+	if out == "" {
+		out = defaultSeriesDir(sides["A"].label, sides["B"].label)
+		fmt.Fprintf(cmd.Root().ErrWriter, "series directory: %s (--out DIR to choose; the same command continues it)\n", out)
+	}
+	dir, err := filepath.Abs(out)
 	if err != nil {
 		return err
 	}
@@ -185,6 +201,20 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	return finishSeries(ctx, cmd, st, dir, f)
 }
 
+// defaultSeriesDir is a series' directory when --out is not given: ab-A-vs-B, each
+// label kept to the characters a file name takes everywhere.
+func defaultSeriesDir(a, b string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return "ab-" + clean(a) + "-vs-" + clean(b)
+}
+
 // fixedPairs makes plan a fixed-size series of --pairs pairs: paired, one look at the
 // end. The flags that shape a sequential series are refused beside it.
 func fixedPairs(cmd *cli.Command, plan *series.Plan) error {
@@ -215,7 +245,19 @@ type seriesSettings struct {
 	snapshotCompress *bool
 	mach             evitaserver.Machine
 	cpus             [2][]int // --duet: the CPU sets of slots 1 and 2 (nil: shared, unpinned)
+	// defaultSource: no source was given, so the series asks its question of the
+	// built-in default catalog at DefaultScale, replayed by the embedded writer
+	defaultSource bool
 }
+
+// The question asked with no source of its own: the built-in default catalog at the
+// scale the measurements chose (docs/measuring.md, "the cheapest faithful scale"),
+// generated once into warmstat's cache, replayed by the embedded writer, and gated on
+// the Product mean with the machine's speed set aside and on the Product's allocation
+// per upsert (the quietest figure measured: 0.26 % per run at 0.1).
+const DefaultScale = 0.1
+
+var defaultGates = []string{"Product/mean_adj", "Product/alloc"}
 
 // duet: every pair of the series is a duet (--duet).
 func (ss *seriesSettings) duet() bool { return ss.cmd.Bool("duet") }
@@ -237,10 +279,15 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if err := check.Check(); err != nil {
 		return nil, err
 	}
-	switch cmd.String("target-mode") {
+	ss.defaultSource = cmd.String("workload") == "" && cmd.String("pristine") == "" && cmd.String("catalog") == "" && !cmd.Bool("replay")
+	mode := cmd.String("target-mode")
+	if ss.defaultSource && !cmd.IsSet("target-mode") {
+		mode = runfmt.TargetEmbedded // the default catalog is a workload: replayed, by the engine alone
+	}
+	switch mode {
 	case runfmt.TargetRemote:
 	case runfmt.TargetEmbedded:
-		if !cmd.Bool("replay") && cmd.String("workload") == "" {
+		if !cmd.Bool("replay") && cmd.String("workload") == "" && !ss.defaultSource {
 			return nil, usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
 		}
 		ss.targetMode = runfmt.TargetEmbedded
@@ -248,7 +295,7 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 		return nil, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
 	}
 	if cmd.Bool("duet") {
-		if !cmd.Bool("replay") && cmd.String("workload") == "" {
+		if !cmd.Bool("replay") && cmd.String("workload") == "" && !ss.defaultSource {
 			return nil, usageError(cmd, "--duet replays one workload in both writers at once: it needs --replay or --workload (two live loads would add two reader JVMs to the machine)")
 		}
 		if cmd.Bool("unpaired") {
@@ -273,8 +320,11 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if (cmd.Bool("replay") || cmd.String("workload") != "") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
 	}
-	if cmd.String("workload") != "" && cmd.IsSet("max-per-collection") {
+	if (cmd.String("workload") != "" || ss.defaultSource) && cmd.IsSet("max-per-collection") {
 		return nil, usageError(cmd, "--max-per-collection: a workload file holds what it was extracted with (warmstat extract --max-per-collection)")
+	}
+	if ss.defaultSource && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
+		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; the default catalog is replayed from a workload")
 	}
 	if _, err := writerWarmUp(cmd); err != nil {
 		return nil, err
@@ -290,7 +340,7 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if cond.serverHeap != nil {
 		given["writer"] = *cond.serverHeap
 	}
-	if cond.readerHeap != nil && cmd.String("workload") == "" {
+	if cond.readerHeap != nil && cmd.String("workload") == "" && !ss.defaultSource {
 		given["reader"] = *cond.readerHeap
 	}
 	if err := evitaserver.CheckHeapsFit(ss.mach, given); err != nil {
@@ -359,6 +409,9 @@ func (ss *seriesSettings) chooseHeaps() error {
 // --workload FILE (a workload proved whole now, before any directory is made).
 func (ss *seriesSettings) readSource() error {
 	cmd := ss.cmd
+	if ss.defaultSource {
+		return ss.readDefaultSource()
+	}
 	if w := cmd.String("workload"); w != "" {
 		for _, f := range []string{"pristine", "catalog", "reader-heap", "snapshot-compress", "replay"} {
 			if cmd.IsSet(f) {
@@ -390,6 +443,41 @@ func (ss *seriesSettings) readSource() error {
 	if st, err := os.Stat(filepath.Join(ss.pristine, ss.catalog)); err != nil || !st.IsDir() { // before any directory is made
 		return usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", ss.pristine, ss.catalog)
 	}
+	return nil
+}
+
+// readDefaultSource is the source of a series given none: the built-in default catalog
+// at DefaultScale, generated into warmstat's cache the first time, said in the first
+// lines of the output with the settings that go with it.
+func (ss *seriesSettings) readDefaultSource() error {
+	cmd, errw := ss.cmd, ss.cmd.Root().ErrWriter
+	for _, f := range []string{"reader-heap", "snapshot-compress"} {
+		if cmd.IsSet(f) {
+			return usageError(cmd, "--%s: with no source given the series replays the default catalog (no reader, no snapshot)", f)
+		}
+	}
+	ctx, stop := interruptible(context.Background(), errw)
+	defer stop()
+	begin := time.Now()
+	info, generated, err := seed.CachedDefault(ctx, DefaultScale, liveProgress(errw))
+	if errors.Is(err, context.Canceled) {
+		return errors.New("interrupted: the default catalog was not generated (nothing is left of it)")
+	}
+	if err != nil {
+		return err
+	}
+	ss.workload, ss.catalog = &info, info.Header.Catalog
+	how := "cached"
+	if generated {
+		how = fmt.Sprintf("generated now in %s, then cached", time.Since(begin).Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(errw, "no source given: the question is asked of warmstat's default catalog at scale %g (%s entities; %s: %s),\n",
+		DefaultScale, report.Int(info.Trailer.Entities), how, info.Path)
+	fmt.Fprintf(errw, "replayed in every run by the %s writer", map[bool]string{true: "embedded", false: "remote"}[ss.targetMode == runfmt.TargetEmbedded])
+	if len(cmd.StringSlice("gate")) == 0 {
+		fmt.Fprintf(errw, ", gated on %s (the Product mean with the machine's speed set aside, and what a Product upsert allocates)", strings.Join(defaultGates, " and "))
+	}
+	fmt.Fprintf(errw, ";\nyour own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n")
 	return nil
 }
 
@@ -479,8 +567,16 @@ func (ss *seriesSettings) basePlan() series.Plan {
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd) + snapshotCondition(ss.snapshotCompress) + ss.duetCondition(),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: cmd.StringSlice("gate"), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
+		AlphaPct: cmd.Float("alpha"), Gates: ss.gates(), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired"), Duet: ss.duet()}
+}
+
+// gates are --gate, or with no source given and nothing asked the default question's.
+func (ss *seriesSettings) gates() []string {
+	if g := ss.cmd.StringSlice("gate"); len(g) > 0 || !ss.defaultSource || ss.targetMode != runfmt.TargetEmbedded || ss.duet() {
+		return g
+	}
+	return slices.Clone(defaultGates)
 }
 
 // duetCondition is a duet series' placement in its plan's conditions (a resumed series

@@ -44,6 +44,14 @@ type Spec struct {
 	Collections []Collection
 	Mutate      func(*runfmt.Manifest) // edits conditions before the manifest is written
 	GoLiveFail  bool
+	// Machine is how much slower the machine was during this run (log scale: 0.05 is
+	// 5 % slower): the run's canary records it (with 0.5 % measurement noise), and every
+	// latency scales by exp(Theta * Machine). A run records a canary only when Machine
+	// or Theta is set.
+	Machine, Theta float64
+	// Cost writes entities.csv's cost columns: CPU 90 % of each upsert, 5 % waiting,
+	// 150 bytes allocated per µs of CPU.
+	Cost bool
 }
 
 // Write creates dir (which must not exist) holding one run.
@@ -58,18 +66,29 @@ func Write(dir string, s Spec) (*runfmt.Manifest, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x5eed))
-	runScale := s.Effect * math.Exp(s.Tau*rng.NormFloat64())
+	runScale := s.Effect * math.Exp(s.Tau*rng.NormFloat64()+s.Theta*s.Machine)
 	f, err := os.Create(filepath.Join(dir, runfmt.EntitiesFile))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	w, err := runfmt.NewCSVWriter(f)
+	newWriter := runfmt.NewCSVWriter
+	if s.Cost {
+		newWriter = runfmt.NewCostCSVWriter
+	}
+	w, err := newWriter(f)
 	if err != nil {
 		return nil, err
 	}
 	var clock, batch int64
 	m := newManifest(s)
+	if s.Machine != 0 || s.Theta != 0 {
+		speed := func(ns float64) float64 { return ns * math.Exp(s.Machine+0.005*rng.NormFloat64()) }
+		m.Factors = &runfmt.VarianceFactors{Canary: &runfmt.Canary{Samples: 300, ALUNs: speed(330e3), L3Ns: speed(420e3), DRAMNs: speed(300e3)}}
+	}
+	if s.Cost {
+		m.TargetMode = runfmt.TargetEmbedded
+	}
 	for _, c := range s.Collections {
 		col := runfmt.Collection{Name: c.Name, Entities: c.N}
 		start := clock
@@ -81,7 +100,12 @@ func Write(dir string, s Spec) (*runfmt.Manifest, error) {
 				col.ReadNs += rd
 			}
 			up := int64(runScale * c.MeanNs * math.Exp(0.45*rng.NormFloat64()-0.1))
-			if err := w.Write(runfmt.Row{Collection: c.Name, PrimaryKey: int32(1 + 2*i), Batch: batch, StartNs: clock, UpsertNs: up}); err != nil {
+			row := runfmt.Row{Collection: c.Name, PrimaryKey: int32(1 + 2*i), Batch: batch, StartNs: clock, UpsertNs: up}
+			if s.Cost {
+				row.CPUNs, row.WaitNs = up*9/10, up/20
+				row.AllocBytes = row.CPUNs * 150 / 1000
+			}
+			if err := w.Write(row); err != nil {
 				return nil, err
 			}
 			clock += up + 8_000

@@ -24,13 +24,19 @@ import java.io.EOFException;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
 
 /**
  * warmstat's embedded writer: evitaDB's engine in this JVM, no transport. warmstat (Go)
@@ -48,6 +54,19 @@ import java.util.concurrent.ExecutionException;
  * 'E', length (4), payload ('E': the error's class and message, UTF-8). The upsert clock
  * covers conversion and the engine's upsertEntity: parsing the request's bytes is the
  * protocol's share, as it is the server's gRPC layer's in remote mode.
+ *
+ * Two threads: the main thread reads requests, parses them and writes replies; the
+ * applying thread ("warmstat-apply") makes every call into the engine and nothing else,
+ * so its own clocks over a load are its upserts' (the engine applies a WARM_UP upsert
+ * on its caller's thread). Requests are strictly one at a time: the main thread hands
+ * one over and waits for its result.
+ *
+ * What an upsert's wall time is made of, read on the applying thread: its CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID, exact to the ns), the bytes it allocated (the thread's TLAB
+ * counter) and the time it waited on the run queue for a CPU (the kernel's schedstat
+ * run_delay of the thread). The wall clock is read outermost, so CPU and waiting lie
+ * inside it; what is left (wall - CPU - waiting) is time the thread was stopped or
+ * blocked: safepoints and GC pauses, I/O, locks.
  */
 public final class EmbeddedWriter {
 	private final Evita evita;
@@ -55,6 +74,30 @@ public final class EmbeddedWriter {
 	private final DataOutputStream out;
 	private EvitaSessionContract session;
 	private String catalog;
+	private final com.sun.management.ThreadMXBean threads =
+		(com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+	// the applying thread's schedstat ("cpu_ns run_delay_ns timeslices"), opened by that
+	// thread itself (/proc/thread-self names the opener); null where the kernel keeps none
+	private FileChannel schedstat;
+	private final ByteBuffer schedBuf = ByteBuffer.allocate(128);
+	// the request handed to the applying thread, and its result
+	private final SynchronousQueue<Task> toApply = new SynchronousQueue<>();
+	private final SynchronousQueue<Task> applied = new SynchronousQueue<>();
+
+	/** One request: its op and payload (an upsert's parsed), then its reply or error. */
+	private static final class Task {
+		final int op;
+		final byte[] payload;
+		final GrpcUpsertEntityRequest upsert;
+		byte[] reply;
+		Throwable error;
+
+		Task(int op, byte[] payload, GrpcUpsertEntityRequest upsert) {
+			this.op = op;
+			this.payload = payload;
+			this.upsert = upsert;
+		}
+	}
 
 	private EmbeddedWriter(Evita evita, DataInputStream in, DataOutputStream out) {
 		this.evita = evita;
@@ -88,6 +131,8 @@ public final class EmbeddedWriter {
 			w.serve();
 		} catch (EOFException e) {
 			code = 3; // warmstat went away without saying goodbye
+		} catch (InterruptedException e) {
+			code = 4;
 		} finally {
 			if (w.session != null && w.session.isActive()) {
 				w.session.close();
@@ -97,33 +142,73 @@ public final class EmbeddedWriter {
 		System.exit(code);
 	}
 
-	private void serve() throws IOException {
+	private void serve() throws IOException, InterruptedException {
+		final Thread applier = new Thread(this::apply, "warmstat-apply");
+		applier.setDaemon(true);
+		applier.start();
 		while (true) {
 			final int op = in.readUnsignedByte();
 			final byte[] payload = new byte[in.readInt()];
 			in.readFully(payload);
-			if (op == 'Q') {
-				if (session != null && session.isActive()) {
-					session.close();
+			GrpcUpsertEntityRequest upsert = null;
+			if (op == 'U') { // parsing the request is the protocol's share, outside the upsert
+				try {
+					upsert = GrpcUpsertEntityRequest.parseFrom(payload);
+				} catch (IOException e) {
+					reply('E', ("InvalidProtocolBufferException: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+					continue;
 				}
-				session = null;
-				reply('K', new byte[0]);
-				return;
 			}
-			try {
-				reply('K', handle(op, payload));
-			} catch (Throwable t) {
-				Throwable c = t;
+			final Task t = new Task(op, payload, upsert);
+			toApply.put(t);
+			applied.take();
+			if (t.error != null) {
+				Throwable c = t.error;
 				while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
 					c = c.getCause();
 				}
 				reply('E', (c.getClass().getSimpleName() + ": " + c.getMessage()).getBytes(StandardCharsets.UTF_8));
+			} else {
+				reply('K', t.reply);
+			}
+			if (op == 'Q') {
+				return;
 			}
 		}
 	}
 
-	private byte[] handle(int op, byte[] payload) throws Exception {
+	/** The applying thread: every call into the engine, one task at a time. */
+	private void apply() {
+		schedstat = openSchedstat();
+		try {
+			while (true) {
+				final Task t = toApply.take();
+				try {
+					t.reply = handle(t);
+				} catch (Throwable e) {
+					t.error = e;
+				}
+				applied.put(t);
+				if (t.op == 'Q') {
+					return;
+				}
+			}
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private byte[] handle(Task t) throws Exception {
+		final int op = t.op;
+		final byte[] payload = t.payload;
 		switch (op) {
+			case 'Q': { // goodbye: the session closed, the engine closed by main
+				if (session != null && session.isActive()) {
+					session.close();
+				}
+				session = null;
+				return new byte[0];
+			}
 			case 'S': { // catalog state: "" when the catalog is unknown
 				return evita.getCatalogState(utf8(payload)).map(CatalogState::name).orElse("").getBytes(StandardCharsets.UTF_8);
 			}
@@ -170,13 +255,34 @@ public final class EmbeddedWriter {
 					GrpcUpdateEntitySchemaRequest.parseFrom(payload).getSchemaMutation()));
 				return new byte[0];
 			}
-			case 'U': { // one upsert (GrpcUpsertEntityRequest): the reply is its ns
-				final GrpcUpsertEntityRequest req = GrpcUpsertEntityRequest.parseFrom(payload);
+			case 'U': { // one upsert (GrpcUpsertEntityRequest): the reply is its cost (32 bytes)
+				final GrpcUpsertEntityRequest req = t.upsert;
 				final EvitaSessionContract s = open();
 				final long t0 = System.nanoTime();
+				final long c0 = threads.getCurrentThreadCpuTime();
+				final long a0 = threads.getCurrentThreadAllocatedBytes();
+				final long w0 = runDelay();
 				final EntityMutation m = DelegatingEntityMutationConverter.INSTANCE.convert(req.getEntityMutation());
 				s.upsertEntity(m);
-				return long8(System.nanoTime() - t0);
+				final long w1 = runDelay();
+				final long a1 = threads.getCurrentThreadAllocatedBytes();
+				final long c1 = threads.getCurrentThreadCpuTime();
+				final long t1 = System.nanoTime();
+				final byte[] cost = new byte[32]; // wall, CPU, allocated bytes, run-queue wait (-1: unknown)
+				put8(cost, 0, t1 - t0);
+				put8(cost, 8, c0 < 0 || c1 < 0 ? -1 : c1 - c0);
+				put8(cost, 16, a0 < 0 || a1 < 0 ? -1 : a1 - a0);
+				put8(cost, 24, w0 < 0 || w1 < 0 ? -1 : w1 - w0);
+				return cost;
+			}
+			case 'T': { // the applying thread's counters, for the load window: tid, CPU ns,
+				// allocated bytes, run-queue wait ns
+				final byte[] b = new byte[32];
+				put8(b, 0, threadId());
+				put8(b, 8, threads.getCurrentThreadCpuTime());
+				put8(b, 16, threads.getCurrentThreadAllocatedBytes());
+				put8(b, 24, runDelay());
+				return b;
 			}
 			case 'G': { // goLive and close: the reply is its ns
 				final EvitaSessionContract s = open();
@@ -216,10 +322,61 @@ public final class EmbeddedWriter {
 
 	private static byte[] long8(long v) {
 		final byte[] b = new byte[8];
-		for (int i = 7; i >= 0; i--) {
+		put8(b, 0, v);
+		return b;
+	}
+
+	private static void put8(byte[] b, int at, long v) {
+		for (int i = at + 7; i >= at; i--) {
 			b[i] = (byte) v;
 			v >>>= 8;
 		}
-		return b;
+	}
+
+	private static FileChannel openSchedstat() {
+		try {
+			return FileChannel.open(Paths.get("/proc/thread-self/schedstat"));
+		} catch (IOException | UnsupportedOperationException | SecurityException e) {
+			return null;
+		}
+	}
+
+	/** This thread's run-queue wait so far, in ns (schedstat's second field); -1 unknown. */
+	private long runDelay() {
+		if (schedstat == null) {
+			return -1;
+		}
+		try {
+			schedBuf.clear();
+			final int n = schedstat.read(schedBuf, 0);
+			long v = 0;
+			int field = 0;
+			for (int i = 0; i < n; i++) {
+				final byte c = schedBuf.get(i);
+				if (c == ' ') {
+					if (++field == 2) {
+						return v;
+					}
+					v = 0;
+				} else if (c >= '0' && c <= '9') {
+					v = v * 10 + (c - '0');
+				} else {
+					return -1;
+				}
+			}
+			return -1;
+		} catch (IOException e) {
+			return -1;
+		}
+	}
+
+	/** This thread's id as the kernel knows it (/proc/thread-self is PID/task/TID); -1 unknown. */
+	private static long threadId() {
+		try {
+			final Path p = Files.readSymbolicLink(Paths.get("/proc/thread-self"));
+			return Long.parseLong(p.getFileName().toString());
+		} catch (IOException | RuntimeException e) {
+			return -1;
+		}
 	}
 }
