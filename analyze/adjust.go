@@ -232,3 +232,10 @@ func covariance(a, b []float64) float64 {
 	}
 	return s / float64(len(a)-1)
 }
+
+// MachineSpeed is a run's machine speed during its load: the geometric mean of its
+// canary's medians, in ns (higher is a slower machine); false when it recorded none.
+func MachineSpeed(m *runfmt.Manifest) (float64, bool) {
+	x, why := machineOf(m)
+	return x, why == ""
+}

@@ -19,14 +19,17 @@ import (
 // new export is a decision: add it here.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Advice", "Block", "CheckHarnessFigures", "CollectionSummary", "CombineFleet", "Compare", "CompareOptions", "Comparison",
-		"Comparison.Comparable", "Comparison.Duet", "ConditionValue", "ContractFields", "CostStats", "Decomposition", "Duplicate", "Equivalent", "Estimate", "EstimateOf",
-		"Faster", "Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved", "GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LoadGroup",
-		"LoadOptions", "Look", "LookAt", "MachineChange", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch", "OptionError",
-		"OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles", "Profile", "ProfileOf", "Quantiles",
-		"QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row", "Row.Name", "RunHealth", "RunNote",
-		"RunSummary", "SequentialPlan", "SequentialPlan.Check", "SequentialPlan.FirstLook", "SequentialPlan.Level", "SeriesSetting", "Setting", "Slower", "Stats",
-		"Summarize", "TargetModes", "Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",
+		"Advice", "Block", "ChangePoint", "ChangePointOptions", "ChangePoints", "CheckHarnessFigures", "CollectionSummary",
+		"CombineFleet", "Compare", "CompareOptions", "Comparison", "Comparison.Comparable", "Comparison.Duet", "ConditionValue",
+		"ContractFields", "CostStats", "Decomposition", "DominantOf", "Duplicate", "Equivalent", "Estimate", "EstimateOf", "Faster",
+		"Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved",
+		"GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LineFields", "LoadGroup",
+		"LoadOptions", "Look", "LookAt", "MachineChange", "MachineSpeed", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch",
+		"OptionError", "OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles",
+		"Profile", "ProfileOf", "Quantiles", "QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row",
+		"Row.Name", "RunHealth", "RunNote", "RunSummary", "Segmentation", "SequentialPlan", "SequentialPlan.Check",
+		"SequentialPlan.FirstLook", "SequentialPlan.Level", "SeriesSetting", "Setting", "Slower", "Stats", "Summarize", "TargetModes",
+		"Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",
 	}
 	fset := token.NewFileSet()
 	files, _ := filepath.Glob("*.go")

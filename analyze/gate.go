@@ -74,7 +74,7 @@ func unknownGate(rows []Row, g, dominant string, collections []string) string {
 func missingWhy(m Metric) string {
 	switch {
 	case slices.Contains(costMetrics, m), m == metricCPUAdj:
-		return "per-upsert CPU, wait and allocation come from the embedded writer (target mode embedded), in runs of this warmstat or later"
+		return "per-upsert CPU and allocation come from the embedded writer (target mode embedded), in runs of this warmstat or later"
 	case m == metricMachine, slices.Contains(slices.Collect(maps.Keys(adjusted)), m):
 		return "the machine's speed is recorded by runs of this warmstat or later, and an adjusted figure needs at least 2 runs per side (a pair more than its interval otherwise would)"
 	}

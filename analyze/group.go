@@ -446,3 +446,16 @@ func detail(field, a, b string) string {
 	}
 	return ""
 }
+
+// LineFields are the contract fields that must agree between the groups of a
+// comparison — every condition but the build itself: what the points of one history
+// line share.
+func LineFields() []string {
+	var out []string
+	for _, f := range contract {
+		if f.between {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

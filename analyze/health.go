@@ -138,6 +138,17 @@ func factorValues(m *runfmt.Manifest) map[string]float64 {
 	if f.StealNs != nil && f.MachineCPUNs != nil && *f.MachineCPUNs > 0 {
 		out["CPU steal (share)"] = float64(*f.StealNs) / float64(*f.MachineCPUNs)
 	}
+	if f.GCPauseNs != nil {
+		out["GC pauses (share of the window)"] = float64(*f.GCPauseNs) / wall
+	}
+	for g, ns := range f.WriterWaitNs {
+		out["writer "+g+" waiting for a CPU (share)"] = float64(ns) / wall
+	}
+	// the machine's speed: the canary's time for the same work, higher on a slower
+	// machine (the factor that most often explains a run standing out on a VM)
+	if x, why := machineOf(m); why == "" {
+		out["machine: canary µs"] = x / 1e3
+	}
 	return out
 }
 

@@ -29,6 +29,10 @@ type SequentialPlan struct {
 	// COLLECTION/METRIC with a known metric, the threshold a percentage below 100
 	ThresholdPct float64
 	Gates        []string
+	// Watch are metrics judged at every look as the gates are, and shown, but not
+	// waited for: the series stops when the gates have their answers, whatever the
+	// watched metrics' (a question's supporting figures, such as its allocation).
+	Watch []string
 	// Paired plans a series analysed by its pairs (paired-t). The paired interval has
 	// n-1 degrees of freedom: at 2 and 3 pairs (1 and 2) its intervals are too wide
 	// to resolve any change a series is run for, so a paired plan makes its first look
@@ -69,9 +73,14 @@ func (p *SequentialPlan) Check() error {
 	case math.IsNaN(p.ThresholdPct) || p.ThresholdPct < 0 || p.ThresholdPct >= 100:
 		return &OptionError{"ThresholdPct", fmt.Sprint(p.ThresholdPct), "the noise threshold is a percentage from 0 up to (not including) 100"}
 	}
-	for _, g := range p.Gates {
+	for _, g := range append(slices.Clone(p.Gates), p.Watch...) {
 		if err := checkGateForm(g); err != nil {
 			return err
+		}
+	}
+	for _, w := range p.Watch {
+		if slices.Contains(p.Gates, w) {
+			return &OptionError{"Watch", w, "a metric is a gate (waited for) or watched (shown), not both"}
 		}
 	}
 	return nil
@@ -140,6 +149,8 @@ type GateLook struct {
 	Adjusted bool `json:"adjusted,omitempty"`
 	// SlotPct (a duet series): the slot's effect the interval set aside (Row.SlotPct).
 	SlotPct *float64 `json:"slot_effect_pct,omitempty"`
+	// Watched: a metric the series shows but does not wait for (SequentialPlan.Watch)
+	Watched bool `json:"watched,omitempty"`
 	// PlanRuns, when not even the plan's maximum would resolve the gate, is the
 	// maximum (runs per side, or pairs) a new series would need at this noise and
 	// change (nil: more than 100, or unknown).
@@ -158,7 +169,8 @@ type Look struct {
 	Pairs        int        `json:"pairs,omitempty"` // paired: the pairs looked at
 	Level        float64    `json:"level"`
 	Gates        []GateLook `json:"gates"`
-	// Done: every gate is resolved, or the plan's maximum is reached.
+	// Done: every gate is resolved (the watched metrics need not be), or the plan's
+	// maximum is reached.
 	Done bool `json:"done"`
 	// Comparison is the comparison at the look's level (its rows, notes, refusals).
 	Comparison *Comparison `json:"-"`
@@ -196,6 +208,7 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 			gl.NoisePct = r.PairCVPct
 		}
 		gl.Adjusted = r.AdjustSlope != nil
+		gl.Watched = slices.Contains(plan.Watch, g.Gate)
 		if r.Verdict == Unresolved && *r.CILowPct > -o.ThresholdPct && *r.CIHighPct < o.ThresholdPct {
 			gl.Verdict = Equivalent
 		}
@@ -203,7 +216,7 @@ func LookAt(a, b *Group, plan SequentialPlan, o CompareOptions) (*Look, error) {
 			gl.Verdict, gl.Reason = Unresolved, fmt.Sprintf("the plan's first look is at %d pairs", plan.FirstLook())
 		}
 		if !gl.Resolved() {
-			done = false
+			done = done && gl.Watched
 			gl.MoreRuns = projectRuns(r, plan, n, o.ThresholdPct)
 			if gl.MoreRuns == nil && gl.Reason == "" {
 				gl.PlanRuns = planRuns(r, plan, o.ThresholdPct)

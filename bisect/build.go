@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -126,6 +127,9 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	if _, err := git(ctx, b.WorkDir, "clone", "--quiet", "--shared", "--no-checkout", b.Root, clone); err != nil {
 		return Build{}, err
 	}
+	if err := copySparse(ctx, b.Root, clone); err != nil {
+		return Build{}, err
+	}
 	if _, err := git(ctx, clone, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit); err != nil {
 		return Build{}, err
 	}
@@ -223,4 +227,38 @@ func (t *tailBuffer) last() string {
 		return ": " + l
 	}
 	return ""
+}
+
+// copySparse gives the clone the checkout's sparse-checkout patterns, when it has any:
+// the clone checks out what the checkout does. A checkout made sparse to leave out
+// files its repository lacks (a partial clone's large documentation blobs) is built
+// without them, instead of failing on its first missing blob.
+func copySparse(ctx context.Context, root, clone string) error {
+	if on, _ := git(ctx, root, "config", "--bool", "core.sparseCheckout"); strings.TrimSpace(on) != "true" {
+		return nil
+	}
+	from, err := git(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "info/sparse-checkout")
+	if err != nil {
+		return err
+	}
+	patterns, err := os.ReadFile(strings.TrimSpace(from))
+	if err != nil {
+		return fmt.Errorf("the checkout %s is sparse, but its patterns do not read: %w", root, err)
+	}
+	to, err := git(ctx, clone, "rev-parse", "--path-format=absolute", "--git-path", "info/sparse-checkout")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(strings.TrimSpace(to)), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(strings.TrimSpace(to), patterns, 0o644); err != nil {
+		return err
+	}
+	cone, _ := git(ctx, root, "config", "--bool", "core.sparseCheckoutCone")
+	if _, err := git(ctx, clone, "config", "core.sparseCheckoutCone", cmp.Or(strings.TrimSpace(cone), "false")); err != nil {
+		return err
+	}
+	_, err = git(ctx, clone, "config", "core.sparseCheckout", "true")
+	return err
 }

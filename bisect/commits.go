@@ -152,3 +152,113 @@ func (e *gitError) Error() string {
 }
 
 func (e *gitError) Unwrap() error { return e.ExitError }
+
+// Place is where a commit stands in a checkout's history: for a history's points.
+type Place struct {
+	Commit
+	Order      int    // its ancestors' count (git rev-list --count): grows along any branch
+	CommitDate string // the committer date, ISO 8601
+	Tags       []string
+}
+
+// Locate resolves rev in the checkout root and says where it stands.
+func Locate(ctx context.Context, root, rev string) (Place, error) {
+	h, err := resolve(ctx, root, rev)
+	if err != nil {
+		return Place{}, err
+	}
+	c, err := describe(ctx, root, h)
+	if err != nil {
+		return Place{}, err
+	}
+	p := Place{Commit: c}
+	out, err := git(ctx, root, "rev-list", "--count", h)
+	if err != nil {
+		return Place{}, err
+	}
+	if _, err := fmt.Sscan(strings.TrimSpace(out), &p.Order); err != nil {
+		return Place{}, fmt.Errorf("counting the ancestors of %.12s: git said %q", h, out)
+	}
+	if out, err = git(ctx, root, "log", "-1", "--format=%cI", h); err != nil {
+		return Place{}, err
+	}
+	p.CommitDate = strings.TrimSpace(out)
+	if out, err = git(ctx, root, "tag", "--points-at", h); err != nil {
+		return Place{}, err
+	}
+	p.Tags = strings.Fields(out)
+	return p, nil
+}
+
+// Between lists the commits after from up to and including to, in topological order
+// (oldest first; every commit of merged branches, not only the first parents): the
+// builds a history of from..to measures.
+func Between(ctx context.Context, root, from, to string) ([]string, error) {
+	f, err := resolve(ctx, root, from)
+	if err != nil {
+		return nil, err
+	}
+	t, err := resolve(ctx, root, to)
+	if err != nil {
+		return nil, err
+	}
+	out, err := git(ctx, root, "rev-list", "--topo-order", "--reverse", f+".."+t)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
+
+// TopoPositions places commits in one topological order of root's history (git
+// rev-list --topo-order, oldest first), which keeps each branch's commits together: two
+// branches merged later are one after the other, not interleaved by date. A commit
+// root does not have is left out.
+func TopoPositions(ctx context.Context, root string, commits []string) (map[string]int, error) {
+	var have []string
+	for _, c := range commits {
+		if _, err := resolve(ctx, root, c); err == nil {
+			have = append(have, c)
+		}
+	}
+	out := map[string]int{}
+	if len(have) == 0 {
+		return out, nil
+	}
+	list, err := git(ctx, root, append([]string{"rev-list", "--topo-order", "--reverse"}, have...)...)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, c := range have {
+		want[c] = true
+	}
+	for i, h := range strings.Fields(list) {
+		if want[h] {
+			out[h] = i
+		}
+	}
+	return out, nil
+}
+
+// BisectFrom is the good end a bisect of a change between two builds starts from:
+// before itself when it is an ancestor of after, else their merge base (before lies on
+// another branch, merged later: the change is in what after's branch adds since the
+// two branches parted).
+func BisectFrom(ctx context.Context, root, before, after string) (string, error) {
+	b, err := resolve(ctx, root, before)
+	if err != nil {
+		return "", err
+	}
+	a, err := resolve(ctx, root, after)
+	if err != nil {
+		return "", err
+	}
+	if _, err := git(ctx, root, "merge-base", "--is-ancestor", b, a); err == nil {
+		return b, nil
+	}
+	out, err := git(ctx, root, "merge-base", b, a)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}

@@ -166,3 +166,26 @@ func TestRangeRefusesWhatIsNotALine(t *testing.T) {
 		t.Fatalf("a subdirectory: %v", err)
 	}
 }
+
+// A sparse checkout (one that leaves out what its partial clone lacks) is built sparse:
+// the build's clone checks out what the checkout does, and a full checkout all of it.
+func TestBuildKeepsTheCheckoutsSparseness(t *testing.T) {
+	root, h := repo(t, 3) // a b merge(side) c: the merge holds the file side
+	tmp := t.TempDir()
+	build := func(name, cmd string) Build {
+		t.Helper()
+		b := &Builder{Root: root, Command: cmd, JarPath: "out/server.jar", Cache: filepath.Join(tmp, name), WorkDir: filepath.Join(tmp, "work")}
+		got, err := b.Build(context.Background(), h[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := build("full", `test -e side && mkdir -p out && echo j > out/server.jar`); got.Failed() {
+		t.Fatalf("a full checkout's build has no file side: %s", got.Error)
+	}
+	mustGit(t, root, "sparse-checkout", "set", "--no-cone", "/*", "!/side")
+	if got := build("sparse", `test ! -e side && test -e file && mkdir -p out && echo j > out/server.jar`); got.Failed() {
+		t.Fatalf("a sparse checkout's build checked out what the checkout leaves out: %s", got.Error)
+	}
+}

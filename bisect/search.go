@@ -85,10 +85,20 @@ type Outcome struct {
 // than a skip (the outcome then holds what was found so far: a resumed search asks
 // the oracle the same questions, which a caching oracle answers from its records).
 func Search(ctx context.Context, good string, commits []string, o Oracle) (*Outcome, error) {
+	return SearchFor(ctx, good, commits, o, false)
+}
+
+// SearchFor is Search for the commit that made publishing slower, or with faster the
+// one that made it faster (a speed-up a history found, to be named): every verdict and
+// interval is read in that direction.
+func SearchFor(ctx context.Context, good string, commits []string, o Oracle, faster bool) (*Outcome, error) {
 	if len(commits) == 0 {
 		return nil, errors.New("bisect: no commits between good and bad")
 	}
-	s := &search{o: o, commits: commits, skipped: map[string]*Skip{}}
+	s := &search{o: o, commits: commits, skipped: map[string]*Skip{}, toward: analyze.Slower, away: analyze.Faster}
+	if faster {
+		s.toward, s.away = analyze.Faster, analyze.Slower
+	}
 	out := &Outcome{}
 	defer func() {
 		out.Probes = s.probes
@@ -112,9 +122,9 @@ func Search(ctx context.Context, good string, commits []string, o Oracle) (*Outc
 		return out, err
 	}
 	out.Confirm = confirm
-	if confirm.Verdict != analyze.Slower {
+	if confirm.Verdict != s.toward {
 		out.Kind = NoRegression
-		out.Detail = fmt.Sprintf("good against bad: %s, not slower", confirm.Verdict)
+		out.Detail = fmt.Sprintf("good against bad: %s, not %s", confirm.Verdict, s.toward)
 		return out, nil
 	}
 	parts, err := s.find(ctx, good, -1, len(commits)-1, confirm)
@@ -140,6 +150,9 @@ type search struct {
 	commits []string
 	skipped map[string]*Skip
 	probes  []Result
+	// toward is the verdict of the change sought (slower, or faster for a speed-up);
+	// away the other
+	toward, away analyze.Verdict
 }
 
 type parts struct {
@@ -193,8 +206,8 @@ func (s *search) find(ctx context.Context, ref string, lo, hi int, hiRes Result)
 			return parts{}, err
 		}
 		switch r.Verdict {
-		case analyze.Slower:
-			if !maybeBetween(r.Gate, hiRes.Gate) {
+		case s.toward:
+			if !maybeBetween(r.Gate, hiRes.Gate, s.toward == analyze.Faster) {
 				hi, hiRes = mid, r
 				continue
 			}
@@ -209,7 +222,7 @@ func (s *search) find(ctx context.Context, ref string, lo, hi int, hiRes Result)
 			if err != nil {
 				return first, err
 			}
-			if rest.Verdict != analyze.Slower { // the intervals disagreed with the direct series
+			if rest.Verdict != s.toward { // the intervals disagreed with the direct series
 				first.detail = fmt.Sprintf("%.12s looked between both ends, but %.12s against it is %s: one part named", s.commits[mid], s.commits[hi], rest.Verdict)
 				return first, nil
 			}
@@ -217,7 +230,7 @@ func (s *search) find(ctx context.Context, ref string, lo, hi int, hiRes Result)
 			first.culprits = append(first.culprits, second.culprits...)
 			first.undecided, first.detail = second.undecided, second.detail
 			return first, err
-		case analyze.Equivalent, analyze.Faster:
+		case analyze.Equivalent, s.away:
 			lo = mid
 		default: // unresolved against ref: ask the other end
 			r2, err := s.ask(ctx, s.commits[mid], s.commits[hi])
@@ -225,7 +238,7 @@ func (s *search) find(ctx context.Context, ref string, lo, hi int, hiRes Result)
 				return parts{}, err
 			}
 			switch r2.Verdict {
-			case analyze.Slower: // hi is slower than mid: the slowdown is after it
+			case s.toward: // hi is further than mid: the change is after it
 				lo = mid
 			case analyze.Equivalent: // mid is already hi's speed
 				hi, hiRes = mid, r
@@ -259,6 +272,11 @@ func (s *search) pick(lo, hi int) (int, bool) {
 // when the end is several times slower (a bisect of 2026-12-03 in CI: the probe +273 %
 // [+20, +1,062], the end +1,891 % [+219, +12,341]). A false alarm costs one series
 // (the end against the probe, which then says it is not slower), never a wrong culprit.
-func maybeBetween(probe, end analyze.GateLook) bool {
+// For a speed-up (faster) the same with the signs turned: the probe's interval ends
+// above the end's estimate.
+func maybeBetween(probe, end analyze.GateLook, faster bool) bool {
+	if faster {
+		return probe.LowPct != nil && end.DeltaPct != nil && *probe.LowPct > *end.DeltaPct
+	}
 	return probe.HighPct != nil && end.DeltaPct != nil && *probe.HighPct < *end.DeltaPct
 }

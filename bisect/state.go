@@ -32,6 +32,9 @@ type Plan struct {
 	BuildCommand string `json:"build_command"`
 	JarPath      string `json:"jar_path"`
 	Gate         string `json:"gate"`
+	// Faster: the bisect looks for the commit that made publishing faster (a speed-up a
+	// history found), not slower
+	Faster bool `json:"faster,omitempty"`
 	// Series is every probe's series plan apart from its two builds, rendered by the
 	// caller (source, heaps, conditions, threshold, runs): a bisect cannot change how
 	// it measures halfway.
@@ -120,7 +123,8 @@ func differs(p, q Plan) string {
 		if was == is {
 			continue
 		}
-		switch name := a.Type().Field(i).Tag.Get("json"); name {
+		name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("json"), ",")
+		switch name {
 		case "good", "bad":
 			return fmt.Sprintf("%s: %.12s then, %.12s now; to continue it, give --%s %.12s", name, was, is, name, was)
 		case "series":

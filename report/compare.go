@@ -292,7 +292,7 @@ var metricNames = map[analyze.Metric]string{
 	"mean": "mean upsert", "median": "median upsert", "p95": "p95 upsert", "p99": "p99 upsert",
 	"load_wall": "load wall-clock", "ingest": "ingest (load - read)", "upsert": "upsert (pure)",
 	"golive": "goLive", "total": "TOTAL (load + goLive)", "wall": "wall-clock", "source_read": "source read",
-	"cpu": "CPU per upsert", "wait": "CPU wait per upsert", "alloc": "allocated per upsert", "machine": "machine (canary)",
+	"cpu": "CPU per upsert", "alloc": "allocated per upsert", "machine": "machine (canary)",
 	"mean_adj": "mean upsert, speed set aside", "cpu_adj": "CPU per upsert, speed set aside",
 	"load_wall_adj": "load wall-clock, speed set aside", "ingest_adj": "ingest, speed set aside",
 }
@@ -399,6 +399,9 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 			ci = "[" + signedPct(r.CILowPct) + ", " + signedPct(r.CIHighPct) + "]"
 		}
 		verdict := string(r.Verdict)
+		if r.Metric == "alloc" && (r.Verdict == analyze.Faster || r.Verdict == analyze.Slower) { // bytes, not time
+			verdict = map[bool]string{true: "more", false: "less"}[r.Verdict == analyze.Slower]
+		}
 		if banner != "" && (r.Verdict == analyze.Faster || r.Verdict == analyze.Slower) {
 			verdict += " (not comparable)"
 		}

@@ -99,6 +99,8 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 		}
 		switch {
 		case g.Resolved():
+		case g.Watched:
+			line += "  (watched: shown, not waited for)"
 		case g.Reason != "":
 			line += "  (" + g.Reason + ")"
 		case g.MoreRuns != nil:
@@ -114,7 +116,10 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 		fmt.Fprintln(w, line)
 		if g.NoisePct != nil { // the machine's precision, before any verdict
 			noise := fmt.Sprintf("within-pair noise %.2f %% (between runs %s %%)", *g.NoisePct, opt(g.BetweenRunPct, 2))
-			if l.Look.Method != analyze.Paired {
+			switch {
+			case g.Adjusted:
+				noise = fmt.Sprintf("noise %.2f %% per run once the machine's speed is set aside (its runs compared as independent, t(n_A + n_B - 3))", *g.NoisePct)
+			case l.Look.Method != analyze.Paired:
 				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
 			}
 			if g.LowPct != nil {
@@ -240,6 +245,9 @@ type SeriesGateAnswer struct {
 	// Adjusted: the gate's figure has the machine's speed set aside (an _adj metric);
 	// its noise is the runs' own once their speed is known
 	Adjusted bool `json:"adjusted,omitempty"`
+	// Watched: a metric the series showed but did not wait for (ab --watch); it is
+	// never open and never a regression of --fail-on-regression
+	Watched bool `json:"watched,omitempty"`
 }
 
 // BuildSeriesAnswer assembles the answer of a finished series in dir.
@@ -264,7 +272,8 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	open := 0
 	for _, g := range o.Gates {
 		ga := SeriesGateAnswer{Gate: g.Gate, Verdict: g.Verdict, DeltaPct: g.DeltaPct, LowPct: g.LowPct, HighPct: g.HighPct, Reason: g.Reason,
-			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved(), SlotPct: g.SlotPct, Adjusted: g.Adjusted}
+			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved() && !g.Watched, SlotPct: g.SlotPct, Adjusted: g.Adjusted,
+			Watched: g.Watched}
 		if g.NoisePct != nil && g.LowPct != nil && g.HighPct != nil {
 			d := (*g.HighPct-*g.LowPct)/2 + a.ThresholdPct
 			ga.DetectablePct = &d
@@ -272,7 +281,7 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 		if ga.Open {
 			open++
 		}
-		if g.Verdict == analyze.Slower {
+		if g.Verdict == analyze.Slower && !g.Watched {
 			a.Slower = append(a.Slower, g.Gate)
 		}
 		a.Gates = append(a.Gates, ga)
@@ -322,7 +331,14 @@ func (a *SeriesAnswer) Headline() string {
 		s = fmt.Sprintf("series %s after %d runs per side (%d saved against --max-runs %d)", a.Outcome, a.RunsPerSide, a.SavedRuns, a.MaxRuns)
 	}
 	for _, g := range a.Gates {
-		s += fmt.Sprintf("; %s %s", g.Gate, g.Verdict)
+		v := string(g.Verdict)
+		if strings.HasSuffix(g.Gate, "/alloc") && (g.Verdict == analyze.Faster || g.Verdict == analyze.Slower) {
+			v = map[bool]string{true: "more", false: "less"}[g.Verdict == analyze.Slower] + " allocated"
+		}
+		if g.Watched {
+			v += " (watched)"
+		}
+		s += fmt.Sprintf("; %s %s", g.Gate, v)
 	}
 	return s
 }
@@ -363,14 +379,24 @@ func (a *SeriesAnswer) words(f Format) []string {
 			continue
 		}
 		iv := fmt.Sprintf("%s %% [%s %%, %s %%]", SignedPct(*g.DeltaPct), SignedPct(*g.LowPct), SignedPct(*g.HighPct))
-		switch g.Verdict {
-		case analyze.Slower, analyze.Faster:
+		alloc := strings.HasSuffix(g.Gate, "/alloc") // bytes, not time: more or less, not slower or faster
+		switch {
+		case alloc && (g.Verdict == analyze.Slower || g.Verdict == analyze.Faster):
+			out = append(out, fmt.Sprintf("%s: %s allocates %s than %s per upsert, by %s: the whole interval lies beyond the ±%g %% noise threshold",
+				g.Gate, a.B, map[bool]string{true: "more", false: "less"}[g.Verdict == analyze.Slower], a.A, iv, thr))
+		case g.Verdict == analyze.Slower, g.Verdict == analyze.Faster:
 			out = append(out, fmt.Sprintf("%s: %s is %s than %s by %s: the whole interval lies beyond the ±%g %% noise threshold", g.Gate, a.B, g.Verdict, a.A, iv, thr))
-		case analyze.Equivalent:
+		case g.Verdict == analyze.Equivalent:
 			out = append(out, fmt.Sprintf("%s: %s and %s are the same within ±%g %%: %s", g.Gate, a.B, a.A, thr, iv))
+		case alloc:
+			out = append(out, fmt.Sprintf("%s: no verdict at ±%g %%: %s against %s %s; %s allocates somewhere from %s to %s than %s",
+				g.Gate, thr, a.B, a.A, iv, a.B, allocWords(*g.LowPct), allocWords(*g.HighPct), a.A))
 		default:
 			out = append(out, fmt.Sprintf("%s: no verdict at ±%g %%: %s against %s %s; %s is somewhere from %s to %s than %s",
 				g.Gate, thr, a.B, a.A, iv, a.B, ChangeWords(*g.LowPct), ChangeWords(*g.HighPct), a.A))
+		}
+		if g.Watched {
+			out[len(out)-1] += " (watched: shown, not waited for)"
 		}
 		if g.NoisePct != nil && g.DetectablePct != nil {
 			kind := a.NoiseKind
@@ -443,6 +469,17 @@ func ChangeWords(pct float64) string {
 		return strings.TrimPrefix(SignedPct(-pct), "+") + " % faster"
 	case pct > 0:
 		return strings.TrimPrefix(SignedPct(pct), "+") + " % slower"
+	}
+	return "no change"
+}
+
+// allocWords is a change of allocation in words: "27.4 % less".
+func allocWords(pct float64) string {
+	switch {
+	case pct < 0:
+		return strings.TrimPrefix(SignedPct(-pct), "+") + " % less"
+	case pct > 0:
+		return strings.TrimPrefix(SignedPct(pct), "+") + " % more"
 	}
 	return "no change"
 }

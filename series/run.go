@@ -67,7 +67,8 @@ func Execute(ctx context.Context, c Config) (*State, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct, Paired: !c.Plan.Unpaired, Duet: c.Plan.Duet}
+	plan := analyze.SequentialPlan{MinRuns: c.Plan.MinRuns, MaxRuns: c.Plan.MaxRuns, AlphaPct: c.Plan.AlphaPct, Paired: !c.Plan.Unpaired, Duet: c.Plan.Duet,
+		Watch: c.Plan.Watch}
 	if c.Plan.Duet && (c.Plan.Unpaired || c.RunDuet == nil) {
 		return nil, errors.New("a duet series is paired and needs Config.RunDuet")
 	}
@@ -390,7 +391,7 @@ func (s *State) look(c Config, plan analyze.SequentialPlan) (*analyze.Look, erro
 		return nil, err
 	}
 	o := c.Compare
-	o.Gates = c.Plan.Gates
+	o.Gates = append(slices.Clone(c.Plan.Gates), c.Plan.Watch...)
 	o.ThresholdPct = c.Plan.ThresholdPct
 	o.Method = c.Plan.Method()
 	if !c.Plan.Unpaired {
@@ -463,7 +464,7 @@ func (s *State) finish(l *analyze.Look) {
 		resolved := true
 		for _, g := range l.Gates {
 			o.Verdicts[g.Gate] = string(g.Verdict)
-			resolved = resolved && g.Resolved()
+			resolved = resolved && (g.Resolved() || g.Watched)
 		}
 		if resolved {
 			o.Reason = "resolved"

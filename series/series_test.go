@@ -3,6 +3,8 @@ package series
 import (
 	"context"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/internal/synthrun"
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // The orchestration, with synthetic runs in place of loads (what is tested here is the
@@ -237,5 +240,40 @@ func TestSeriesInUseIsRefused(t *testing.T) {
 	c.Run = synthetic(1.10, 0, nil)
 	if _, err := Execute(context.Background(), c); err != nil {
 		t.Fatalf("continued after the first stopped: %v", err)
+	}
+}
+
+// A watched metric is judged and recorded at every look but not waited for: B 10 %
+// slower on every upsert, its goLive as noisy as a coin (30 % per run) and no slower;
+// the series stops as soon as the gate is slower, its watched goLive unresolved.
+func TestSeriesDoesNotWaitForWatched(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	seq := 0
+	rng := rand.New(rand.NewPCG(3, 4))
+	run := func(ctx context.Context, side, dir, id, work string) error {
+		seq++
+		e := map[string]float64{"A": 1, "B": 1.10}[side]
+		goLive := int64(2.1e9 * math.Exp(0.3*rng.NormFloat64()))
+		_, err := synthrun.Write(dir, synthrun.Spec{Label: side, Seed: uint64(seq), Effect: e, Tau: 0.01,
+			Mutate: func(m *runfmt.Manifest) { m.GoLive.Ns = &goLive }})
+		return err
+	}
+	c := config(dir, run)
+	c.Plan.Gates, c.Plan.Watch = []string{"Product/mean"}, []string{"*/golive"}
+	s, err := Execute(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcome == nil || s.Outcome.Reason != "resolved" || s.Outcome.Verdicts["Product/mean"] != string(analyze.Slower) || s.Outcome.Runs > 4 {
+		t.Fatalf("outcome %+v after %s", s.Outcome, sides(s))
+	}
+	var watched *analyze.GateLook
+	for i, g := range s.Outcome.Gates {
+		if g.Gate == "*/golive" {
+			watched = &s.Outcome.Gates[i]
+		}
+	}
+	if watched == nil || !watched.Watched || watched.Resolved() || watched.DeltaPct == nil {
+		t.Fatalf("the watched goLive at the end: %+v", watched)
 	}
 }

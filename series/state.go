@@ -33,19 +33,22 @@ const File = "series.json"
 // Plan is what a series was asked to do. Running the same command again must give
 // the same plan: a series cannot change course halfway.
 type Plan struct {
-	A             Build    `json:"a"`
-	B             Build    `json:"b"`
-	Pristine      string   `json:"pristine"`
-	Catalog       string   `json:"catalog"`
-	ServerHeap    int64    `json:"server_heap_bytes"`
-	ReaderHeap    int64    `json:"reader_heap_bytes"`
-	Conditions    string   `json:"conditions"` // the run conditions, rendered (compress, batch, prefetch, cap, profiler ...)
-	MinRuns       int      `json:"min_runs"`
-	MaxRuns       int      `json:"max_runs"`
-	Warmup        int      `json:"warmup"`
-	ThresholdPct  float64  `json:"threshold_pct"`
-	AlphaPct      float64  `json:"alpha_pct"`
-	Gates         []string `json:"gates"`
+	A            Build    `json:"a"`
+	B            Build    `json:"b"`
+	Pristine     string   `json:"pristine"`
+	Catalog      string   `json:"catalog"`
+	ServerHeap   int64    `json:"server_heap_bytes"`
+	ReaderHeap   int64    `json:"reader_heap_bytes"`
+	Conditions   string   `json:"conditions"` // the run conditions, rendered (compress, batch, prefetch, cap, profiler ...)
+	MinRuns      int      `json:"min_runs"`
+	MaxRuns      int      `json:"max_runs"`
+	Warmup       int      `json:"warmup"`
+	ThresholdPct float64  `json:"threshold_pct"`
+	AlphaPct     float64  `json:"alpha_pct"`
+	Gates        []string `json:"gates"`
+	// Watch are metrics judged at every look and shown in the answer, not waited for
+	// (analyze.SequentialPlan.Watch)
+	Watch         []string `json:"watch,omitempty"`
 	RerunOutliers bool     `json:"rerun_outliers"`
 	// Replay: every run replays the series' workload file (extracted once, when the
 	// series starts, from the pristine snapshot by side A's build): no reader server.

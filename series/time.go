@@ -98,7 +98,7 @@ func (s *State) Remaining(began, now time.Time) ETA {
 	if n := len(s.Looks); n > 0 && s.Looks[n-1].Look != nil {
 		most := 0
 		for _, g := range s.Looks[n-1].Look.Gates {
-			if g.MoreRuns != nil {
+			if g.MoreRuns != nil && !g.Watched { // a watched metric is not waited for
 				most = max(most, *g.MoreRuns)
 			}
 		}

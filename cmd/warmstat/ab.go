@@ -31,9 +31,9 @@ func abCommand() *cli.Command {
 		Usage: "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
 		Description: "With no source given, the series asks its question of warmstat's default catalog (generated once into\n" +
 			"warmstat's cache at the scale the measurements chose, 0.1), replayed by the embedded writer and gated on the\n" +
-			"Product mean with the machine's speed set aside (Product/mean_adj) and on the Product's allocation per upsert\n" +
-			"(Product/alloc): warmstat ab --a 2026.2.2 --b 2026.2.3 is the whole command, into ab-A-vs-B/ unless --out\n" +
-			"says otherwise.\n\n" +
+			"Product mean with the machine's speed set aside (Product/mean_adj), watching the Product's allocation per\n" +
+			"upsert (Product/alloc: shown in the answer, not waited for): warmstat ab --a 2026.2.2 --b 2026.2.3 is the whole\n" +
+			"command, into ab-A-vs-B/ unless --out says otherwise.\n\n" +
 			"Loads --pristine DIR --catalog NAME with build --a and build --b in ABBA order (after --warmup runs per\n" +
 			"side, kept out of the analysis) into --out SERIES/A/run-N and SERIES/B/run-N: ordinary run directories, so\n" +
 			"report, compare, table and plot work on a series. A build is a release version, \"classpath:CP\",\n" +
@@ -43,7 +43,7 @@ func abCommand() *cli.Command {
 			"collection's mean and */ingest) are analysed with a sequential interval: the false-verdict budget\n" +
 			"(--alpha, 5 %) is spent across the looks up to --max-runs, so that looking repeatedly does not make a\n" +
 			"verdict. The series stops when every gate is faster, slower or equivalent (inside ±--threshold), or at\n" +
-			"--max-runs. Each run's headline figures are listed, a run that stands out from its side is flagged with\n" +
+			"--max-runs; a --watch metric is judged and shown the same way but not waited for. Each run's headline figures are listed, a run that stands out from its side is flagged with\n" +
 			"the reason and the machine's state around it (--rerun-outliers replaces it, recorded).\n\n" +
 			"SERIES/series.json holds the plan, the order, every run and look. Running the same command again\n" +
 			"continues a series that stopped; a run that did not finish or failed is moved to SERIES/excluded with\n" +
@@ -99,6 +99,7 @@ func seriesFlags() []cli.Flag {
 		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
 		&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
 		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
+		&cli.StringSliceFlag{Name: "watch", Usage: "COLLECTION/METRIC judged at every look and shown in the answer like a gate, but not waited for: the series stops when the gates have their answers (repeatable; needs --gate)"},
 		&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
 		&cli.IntFlag{Name: "batch-size", Value: workload.DefaultBatchSize, Usage: "primary keys per source fetch"},
 		&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
@@ -252,12 +253,18 @@ type seriesSettings struct {
 
 // The question asked with no source of its own: the built-in default catalog at the
 // scale the measurements chose (docs/measuring.md, "the cheapest faithful scale"),
-// generated once into warmstat's cache, replayed by the embedded writer, and gated on
-// the Product mean with the machine's speed set aside and on the Product's allocation
-// per upsert (the quietest figure measured: 0.26 % per run at 0.1).
+// generated once into warmstat's cache, replayed by the embedded writer, gated on the
+// Product mean with the machine's speed set aside, and watching the Product's
+// allocation per upsert (the quietest figure measured, 0.06-0.8 % per run at 0.1): shown
+// in the answer, not waited for, so a change of time that allocates nothing more is
+// answered as soon as its time is (a 5 % spin: at 4 pairs, where settling the
+// allocation's equivalence would have taken twice as many).
 const DefaultScale = 0.1
 
-var defaultGates = []string{"Product/mean_adj", "Product/alloc"}
+var (
+	defaultGates = []string{"Product/mean_adj"}
+	defaultWatch = []string{"Product/alloc"}
+)
 
 // duet: every pair of the series is a duet (--duet).
 func (ss *seriesSettings) duet() bool { return ss.cmd.Bool("duet") }
@@ -275,9 +282,12 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 		return nil, usageError(cmd, "--alpha 0: the false-verdict budget is a percentage above 0 and below 50")
 	}
 	check := analyze.SequentialPlan{MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), AlphaPct: cmd.Float("alpha"),
-		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate")}
+		ThresholdPct: cmd.Float("threshold"), Gates: cmd.StringSlice("gate"), Watch: cmd.StringSlice("watch")}
 	if err := check.Check(); err != nil {
 		return nil, err
+	}
+	if len(check.Watch) > 0 && len(check.Gates) == 0 {
+		return nil, usageError(cmd, "--watch shows a metric beside the gates: name the gates too (--gate)")
 	}
 	ss.defaultSource = cmd.String("workload") == "" && cmd.String("pristine") == "" && cmd.String("catalog") == "" && !cmd.Bool("replay")
 	mode := cmd.String("target-mode")
@@ -385,11 +395,21 @@ func (ss *seriesSettings) chooseHeaps() error {
 	if ss.workload != nil {
 		replay = &ss.workload.Header
 	}
+	// the default question's writer holds its catalog as production's does (its heap at
+	// production's ratio to the live set): measured quieter than the rule below it
+	ratio := ss.defaultSource && cond.serverHeap == nil && replay != nil && replay.LiveHeapEstimateBytes != nil
+	if ratio {
+		sc.ServerHeap = evitaserver.HeapAtProductionRatio(*replay.LiveHeapEstimateBytes)
+	}
 	if err := loader.ChooseHeaps(&sc, replay, "writer", "reader"); err != nil {
 		return withCode(exitUsage, spawnHint(err))
 	}
 	var chosen []string
-	if cond.serverHeap == nil {
+	switch {
+	case ratio:
+		fmt.Fprintf(cmd.Root().ErrWriter, "writer heap: --server-heap %s, production's ratio of heap to live set (2.84 × the catalog's %s live)\n",
+			runfmt.FormatBytesExact(&sc.ServerHeap), runfmt.FormatSize(*replay.LiveHeapEstimateBytes))
+	case cond.serverHeap == nil:
 		chosen = append(chosen, "--server-heap "+runfmt.FormatBytesExact(&sc.ServerHeap))
 	}
 	if cond.readerHeap == nil && ss.workload == nil {
@@ -475,7 +495,8 @@ func (ss *seriesSettings) readDefaultSource() error {
 		DefaultScale, report.Int(info.Trailer.Entities), how, info.Path)
 	fmt.Fprintf(errw, "replayed in every run by the %s writer", map[bool]string{true: "embedded", false: "remote"}[ss.targetMode == runfmt.TargetEmbedded])
 	if len(cmd.StringSlice("gate")) == 0 {
-		fmt.Fprintf(errw, ", gated on %s (the Product mean with the machine's speed set aside, and what a Product upsert allocates)", strings.Join(defaultGates, " and "))
+		fmt.Fprintf(errw, ", gated on %s (the Product mean with the machine's speed set aside), watching %s (what a Product upsert allocates: shown, not waited for)",
+			strings.Join(defaultGates, " and "), strings.Join(defaultWatch, " and "))
 	}
 	fmt.Fprintf(errw, ";\nyour own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n")
 	return nil
@@ -567,7 +588,7 @@ func (ss *seriesSettings) basePlan() series.Plan {
 		Conditions: fmt.Sprintf("storage.compress=%t batch=%d cap=%d prefetch=%t writer-profile=%s/%s", ss.compress, cmd.Int("batch-size"),
 			cmd.Int("max-per-collection"), cmd.Bool("prefetch"), cmd.String("writer-profile"), cmd.String("writer-profile-interval")) + jvmConditions(cmd) + snapshotCondition(ss.snapshotCompress) + ss.duetCondition(),
 		MinRuns: cmd.Int("min-runs"), MaxRuns: cmd.Int("max-runs"), Warmup: cmd.Int("warmup"), ThresholdPct: cmd.Float("threshold"),
-		AlphaPct: cmd.Float("alpha"), Gates: ss.gates(), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
+		AlphaPct: cmd.Float("alpha"), Gates: ss.gates(), Watch: ss.watch(), RerunOutliers: cmd.Bool("rerun-outliers"), Replay: ss.replay(),
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired"), Duet: ss.duet()}
 }
 
@@ -577,6 +598,14 @@ func (ss *seriesSettings) gates() []string {
 		return g
 	}
 	return slices.Clone(defaultGates)
+}
+
+// watch are --watch, or with the default question's gates its watched metric.
+func (ss *seriesSettings) watch() []string {
+	if len(ss.cmd.StringSlice("gate")) > 0 || !ss.defaultSource || ss.targetMode != runfmt.TargetEmbedded || ss.duet() {
+		return ss.cmd.StringSlice("watch")
+	}
+	return slices.Clone(defaultWatch)
 }
 
 // duetCondition is a duet series' placement in its plan's conditions (a resumed series

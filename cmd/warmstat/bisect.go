@@ -48,6 +48,7 @@ func bisectCommand() *cli.Command {
 			&cli.StringFlag{Name: "build-cache", Usage: "the builds by commit (default: builds in warmstat's cache, $WARMSTAT_CACHE or ~/.cache/warmstat)"},
 			&cli.BoolFlag{Name: "rebuild-failed", Usage: "build again a commit whose build failed before (its failure is cached otherwise)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "the result: text | md | json"},
+			&cli.StringFlag{Name: "direction", Value: "slower", Usage: "slower: the commit that made publishing slower; faster: the one that made it faster (a speed-up to name)"},
 		}, bisectSeriesFlags()...),
 		Action: action(runBisect),
 	}
@@ -85,6 +86,10 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if g := cmd.StringSlice("gate"); len(g) > 1 {
 		return usageError(cmd, "bisect decides on one gate (--gate %s ...): name the one to bisect on", g[0])
 	}
+	if d := cmd.String("direction"); d != "slower" && d != "faster" {
+		return usageError(cmd, "--direction %q: slower or faster", d)
+	}
+	faster := cmd.String("direction") == "faster"
 	ss, err := readSeriesSettings(cmd)
 	if err != nil {
 		return err
@@ -136,7 +141,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	probePlan.Gates = []string{gate}
 	rendered, _ := json.Marshal(probePlan)
 	plan := bisect.Plan{Root: root, Good: good.Hash, Bad: commits[len(commits)-1].Hash, BuildCommand: cmd.String("build-cmd"),
-		JarPath: cmd.String("server-jar-path"), Gate: gate, Series: string(rendered)}
+		JarPath: cmd.String("server-jar-path"), Gate: gate, Faster: faster, Series: string(rendered)}
 	st, err := bisect.Open(dir, plan, good, commits, time.Now())
 	if errors.Is(err, bisect.ErrPlanDiffers) {
 		return usageError(cmd, "%v", err)
@@ -211,7 +216,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	for i, c := range commits {
 		hashes[i] = c.Hash
 	}
-	o, err := bisect.Search(ctx, good.Hash, hashes, st.Remembering(dir, measure, time.Now))
+	o, err := bisect.SearchFor(ctx, good.Hash, hashes, st.Remembering(dir, measure, time.Now), faster)
 	if err != nil {
 		var sk *bisect.Skip
 		if errors.As(err, &sk) { // an end cannot be measured: recorded, nothing to bisect

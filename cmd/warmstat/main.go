@@ -201,6 +201,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			loadCommand(),
 			abCommand(),
 			bisectCommand(),
+			historyCommand(),
 			importCommand(),
 			reportCommand(),
 			compareCommand(),

@@ -192,15 +192,18 @@ func TestEveryCommandHasItsPage(t *testing.T) {
 		if len(examples) == 0 {
 			t.Errorf("warmstat %s --help shows no example", c.Name)
 		}
-		flags := map[string]bool{}
-		for _, f := range c.Flags {
-			for _, n := range f.Names() {
-				flags[n] = true
-			}
+		for _, sub := range c.Commands { // a subcommand's examples are its parent's page's too
+			examples = append(examples, helpExamples(sub)...)
 		}
 		for _, ex := range examples {
 			if !strings.HasPrefix(ex, "warmstat "+c.Name+" ") {
 				t.Errorf("warmstat %s --help: after its examples, a line that is not one: %s", c.Name, ex)
+			}
+			flags := map[string]bool{}
+			for _, f := range subcommandOf(c, strings.Fields(ex)[2:]).Flags {
+				for _, n := range f.Names() {
+					flags[n] = true
+				}
 			}
 			for _, tok := range strings.Fields(ex) {
 				if name, ok := strings.CutPrefix(tok, "--"); ok && !flags[name] {
@@ -238,6 +241,19 @@ func TestEveryCommandHasItsPage(t *testing.T) {
 			t.Errorf("%s: its flag section is stale: make docs rewrites it from the commands' definitions", page)
 		}
 	}
+}
+
+// subcommandOf is c's subcommand named by the first of args (warmstat history publish
+// ...), else c itself.
+func subcommandOf(c *cli.Command, args []string) *cli.Command {
+	if len(args) > 0 {
+		for _, sub := range c.Commands {
+			if sub.Name == args[0] {
+				return sub
+			}
+		}
+	}
+	return c
 }
 
 // helpExamples are the command lines under "Examples:" in a command's description.
@@ -289,6 +305,7 @@ func TestShownCommandsAreComplete(t *testing.T) {
 				t.Errorf("%s:%d: warmstat has no command %q: %s", page, sc.line, fields[1], sc.text)
 				continue
 			}
+			c = subcommandOf(c, fields[2:])
 			shown++
 			given := map[string]bool{}
 			for _, tok := range fields[2:] {

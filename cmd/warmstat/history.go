@@ -1,0 +1,509 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/bisect"
+	"github.com/warmstat/warmstat/history"
+	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/series"
+)
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "history",
+		Usage:     "publishing time across a branch's builds: a line per set of conditions, its change points found, confirmed, bisected, and published as a page",
+		ArgsUsage: "HISTORY",
+		Description: "warmstat history HISTORY prints every line of the history (the runs measured under one set of conditions, in\n" +
+			"their builds' order) and, per metric — the Product mean and publishing time (load + goLive), both with the\n" +
+			"machine's speed set aside, goLive, and the Product's allocation per upsert — its change points: where the level\n" +
+			"moved, found by E-divisive means with a permutation test (docs/history.md has its calibration), each with its size,\n" +
+			"interval and the builds on either side. --confirm runs an ab series between the builds on either side of each\n" +
+			"change point of --metric (confirmed, or not confirmed with its interval); --bisect runs warmstat bisect over the\n" +
+			"commits between them when there are more than one. Both are kept in the history, and its page shows them.\n" +
+			"Series flags (--workload, --server-heap, ...) are ab's, for --confirm and --bisect; none given: the default catalog,\n" +
+			"as ab asks it. Exit codes: 0, 1 a failure, 2 usage, 3 a damaged history (named by file and field)." +
+			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
+				"warmstat history hist",
+				"warmstat history hist --confirm --bisect --evita-home ~/src/evitaDB",
+				"warmstat history publish hist --out site"),
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | md | json"},
+			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in % (the permutation test's p-value)"},
+			&cli.BoolFlag{Name: "confirm", Usage: "run an ab series between the builds on either side of each change point of --metric not confirmed yet"},
+			&cli.BoolFlag{Name: "bisect", Usage: "run warmstat bisect over the commits between the builds on either side of each change point of --metric (needs --evita-home)"},
+			&cli.StringFlag{Name: "metric", Value: history.FigureProductMean, Usage: "the metric whose change points --confirm and --bisect follow: " + figureNames()},
+			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read): each line in its topological order (branches kept together, not interleaved by date); needed by --bisect"},
+			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "with --bisect: builds a commit's server, run with sh -c in its clone"},
+			&cli.StringFlag{Name: "server-jar-path", Value: "evita_server/target/evita-server.jar", Usage: "with --bisect: the server jar --build-cmd leaves, relative to the checkout"},
+			&cli.StringFlag{Name: "build-cache", Usage: "with --bisect: the builds by commit (default: builds in warmstat's cache)"},
+		}, historySeriesFlags()...),
+		Action: action(runHistory),
+		Commands: []*cli.Command{
+			{
+				Name:      "add",
+				Usage:     "add runs (or every run of series) to a history, each under its build",
+				ArgsUsage: "HISTORY RUN|SERIES...",
+				Description: "Records each run under its build — commit, its place in the branch (its ancestors' count), its date and any\n" +
+					"release tag — found in --evita-home: the commit the run's server was built from (a checkout's HEAD, a jar's\n" +
+					"recorded commit, the one load --commit gave) or --rev. Without a checkout give --order. A run measured under\n" +
+					"other conditions than a line's (heaps, workload, target mode, machine, JVM, ...) starts a line of its own; a\n" +
+					"run already in the history (the same manifest and entities.csv, wherever it lies) is refused, and so is an\n" +
+					"incomplete one. Each run is a file of its own in HISTORY/points/LINE/, written whole: many machines may add at\n" +
+					"once, and a history kept in git merges without conflicts. The history is made in a new or empty directory;\n" +
+					"nothing else is ever written there." +
+					examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
+						"warmstat history add hist series/2026.2.3 --evita-home ~/src/evitaDB --rev v2026.2.3"),
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read)"},
+					&cli.StringFlag{Name: "rev", Usage: "the commit (or tag) the runs were built from, when their build does not record it"},
+					&cli.IntFlag{Name: "order", Usage: "the builds' place in the branch, without a checkout (runs of one build)"},
+					&cli.StringFlag{Name: "ref", Usage: "how a series names the build (a version, jar:FILE, checkout:DIR), when the run does not say"},
+				},
+				Action: action(runHistoryAdd),
+			},
+			{
+				Name:      "publish",
+				Usage:     "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
+				ArgsUsage: "HISTORY",
+				Description: "Writes SITE/index.html (and SITE/history.json): per line its conditions, a chart per metric with every build's\n" +
+					"figure, the levels between change points, the change points marked and linked to what confirmed and bisected\n" +
+					"them, and a table of the builds. No script, nothing fetched; every chart has a text alternative. SITE is made\n" +
+					"new or is one warmstat published before (it carries .warmstat-owned); nothing else is overwritten." +
+					examples("warmstat history publish hist --out site"),
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "out", Usage: "the site directory", Required: true},
+					&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in %"},
+					&cli.StringFlag{Name: "evita-home", Usage: "the checkout the builds come from: each line in its topological order, branches kept together"},
+				},
+				Action: action(runHistoryPublish),
+			},
+		},
+	}
+}
+
+// historySeriesFlags are ab's series flags, for --confirm and --bisect.
+func historySeriesFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range seriesFlags() {
+		if slices.ContainsFunc(f.Names(), func(n string) bool { return n == "format" }) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func figureNames() string {
+	var n []string
+	for _, m := range history.Metrics {
+		n = append(n, m.Figure)
+	}
+	return strings.Join(n, ", ")
+}
+
+func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
+	args := cmd.Args().Slice()
+	if len(args) < 2 {
+		return usageError(cmd, "give the history and at least one run or series: warmstat history add HISTORY RUN|SERIES...")
+	}
+	where := history.Placement{Repo: cmd.String("evita-home"), Rev: cmd.String("rev"), Ref: cmd.String("ref")}
+	if cmd.IsSet("order") {
+		o := cmd.Int("order")
+		where.Order = &o
+	}
+	if where.Repo == "" && where.Order == nil {
+		return usageError(cmd, "--evita-home (the checkout the builds come from) or --order (their place in the branch) is needed to place the runs")
+	}
+	var dirs []string
+	for _, a := range args[1:] {
+		runs, err := runDirsOf(a)
+		if err != nil {
+			return err
+		}
+		dirs = append(dirs, runs...)
+	}
+	var points []history.Point
+	for _, d := range dirs {
+		run, err := runfmt.Open(d)
+		if err != nil {
+			return withCode(exitFailed, err)
+		}
+		p, err := history.PointOf(ctx, run, where)
+		if err != nil {
+			return withCode(exitFailed, err)
+		}
+		points = append(points, p)
+	}
+	st, err := history.Open(args[0], true)
+	if err != nil {
+		return withCode(exitFailed, err)
+	}
+	added, err := st.Add(points, time.Now())
+	if err != nil {
+		return withCode(exitFailed, err)
+	}
+	w := cmd.Root().Writer
+	for _, p := range added {
+		tag := ""
+		if p.Build.Tag != "" {
+			tag = " " + p.Build.Tag
+		}
+		fmt.Fprintf(w, "added %s: build %s%s (order %d) in line %s: %s\n", p.Run.Dir, p.Build.Short(), tag, p.Build.Order, p.Line, p.File())
+	}
+	return nil
+}
+
+// runDirsOf is a run directory, or the run directories of a series (SERIES/A, SERIES/B)
+// or of a group.
+func runDirsOf(path string) ([]string, error) {
+	if runfmt.IsRunDir(path) {
+		return []string{path}, nil
+	}
+	var out []string
+	for _, sub := range []string{"A", "B", ""} {
+		d := filepath.Join(path, sub)
+		runs, _, err := runfmt.RunDirs(d)
+		if err == nil && len(runs) > 0 {
+			out = append(out, runs...)
+			if sub == "" {
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, withCode(exitFailed, fmt.Errorf("%s is no run directory, and holds none (nor a series' A/ and B/)", path))
+	}
+	return out, nil
+}
+
+// analyseHistory reads and analyses every line of the history in dir; with a checkout
+// (root), each line's builds in its topological order, branches kept together.
+func analyseHistory(ctx context.Context, dir, root string, alphaPct float64) (*history.Store, []history.Analysis, error) {
+	st, err := history.Open(dir, false)
+	if err != nil {
+		return nil, nil, withCode(exitRefused, err)
+	}
+	points, err := st.Points()
+	if err != nil {
+		return nil, nil, withCode(exitRefused, err)
+	}
+	var out []history.Analysis
+	for _, l := range history.Lines(points) {
+		if root != "" {
+			var commits []string
+			for _, b := range l.Builds {
+				if b.Build.Commit != "" {
+					commits = append(commits, b.Build.Commit)
+				}
+			}
+			pos, err := bisect.TopoPositions(ctx, root, commits)
+			if err != nil {
+				return nil, nil, err
+			}
+			l.Reorder(pos)
+		}
+		a := history.Analyze(l, analyze.ChangePointOptions{AlphaPct: alphaPct})
+		if a.Confirmations, err = st.Confirmations(l.Key); err != nil {
+			return nil, nil, withCode(exitRefused, err)
+		}
+		if a.Bisections, err = st.Bisections(l.Key); err != nil {
+			return nil, nil, withCode(exitRefused, err)
+		}
+		out = append(out, a)
+	}
+	return st, out, nil
+}
+
+func runHistory(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usageError(cmd, "give the history: warmstat history HISTORY (or history add, history publish)")
+	}
+	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.Markdown, report.JSON)
+	if err != nil {
+		return usageError(cmd, "--format: %v", err)
+	}
+	if !slices.ContainsFunc(history.Metrics, func(m history.Metric) bool { return m.Figure == cmd.String("metric") }) {
+		return usageError(cmd, "--metric %q: one of %s", cmd.String("metric"), figureNames())
+	}
+	if cmd.Bool("bisect") && cmd.String("evita-home") == "" {
+		return usageError(cmd, "--bisect builds the commits between two builds: it needs --evita-home (their checkout)")
+	}
+	dir := cmd.Args().First()
+	root := cmd.String("evita-home")
+	st, lines, err := analyseHistory(ctx, dir, root, cmd.Float("cp-alpha"))
+	if err != nil {
+		return err
+	}
+	if cmd.Bool("confirm") || cmd.Bool("bisect") {
+		if err := followChangePoints(ctx, cmd, st, lines); err != nil {
+			return err
+		}
+		if _, lines, err = analyseHistory(ctx, dir, root, cmd.Float("cp-alpha")); err != nil {
+			return err
+		}
+	}
+	return report.WriteHistory(cmd.Root().Writer, report.BuildHistory(dir, lines), f)
+}
+
+// followChangePoints confirms (an ab series) and bisects (warmstat bisect) each change
+// point of --metric not yet confirmed or bisected, by running warmstat itself: the
+// series and bisections are ordinary directories under HISTORY/followed/.
+func followChangePoints(ctx context.Context, cmd *cli.Command, st *history.Store, lines []history.Analysis) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	errw := cmd.Root().ErrWriter
+	for _, a := range lines {
+		for _, s := range a.Series {
+			if s.Metric.Figure != cmd.String("metric") || s.Seg == nil {
+				continue
+			}
+			for _, cp := range s.Seg.ChangePoints {
+				bi, ai := s.Span(cp)
+				before, after := a.Line.Builds[bi].Build, a.Line.Builds[ai].Build
+				name := fmt.Sprintf("%s-%s-vs-%s", s.Metric.Figure, before.Short(), after.Short())
+				base := filepath.Join(st.Dir, "followed", a.Line.Key, name)
+				if cmd.Bool("confirm") && !confirmed(a.Confirmations, s.Metric.Figure, before, after) {
+					c, err := confirm(ctx, cmd, self, base, a.Line.Key, s.Metric, cp, before, after)
+					if err != nil {
+						return err
+					}
+					if err := st.SaveConfirmation(c); err != nil {
+						return err
+					}
+				}
+				if cmd.Bool("bisect") && !bisected(a.Bisections, s.Metric.Figure, before, after) {
+					if before.Commit == "" || after.Commit == "" {
+						fmt.Fprintf(errw, "history: the change point between %s and %s: a build without a commit cannot be bisected\n", before.Short(), after.Short())
+						continue
+					}
+					good, err := bisect.BisectFrom(ctx, cmd.String("evita-home"), before.Commit, after.Commit)
+					if err != nil {
+						return err
+					}
+					between, err := bisect.Between(ctx, cmd.String("evita-home"), good, after.Commit)
+					if err != nil {
+						return err
+					}
+					if len(between) < 2 {
+						fmt.Fprintf(errw, "history: the change point between %s and %s: no commit between them, nothing to bisect: %s is the commit\n",
+							before.Short(), after.Short(), after.Short())
+						continue
+					}
+					if good != before.Commit {
+						fmt.Fprintf(errw, "history: %s is not an ancestor of %s (two branches, merged later): bisecting from their merge base %.10s\n",
+							before.Short(), after.Short(), good)
+					}
+					b, err := runBisectFor(ctx, cmd, self, base, a.Line.Key, s.Metric, good, before, after, cp.DeltaPct < 0)
+					if err != nil {
+						return err
+					}
+					if err := st.SaveBisection(b); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func confirmed(cs []history.Confirmation, metric string, b, a history.Build) bool {
+	return slices.ContainsFunc(cs, func(c history.Confirmation) bool {
+		return c.Metric == metric && c.Before.Commit == b.Commit && c.After.Commit == a.Commit && c.Before.Label == b.Label && c.After.Label == a.Label
+	})
+}
+
+func bisected(bs []history.Bisection, metric string, b, a history.Build) bool {
+	return slices.ContainsFunc(bs, func(x history.Bisection) bool {
+		return x.Metric == metric && x.Before.Commit == b.Commit && x.After.Commit == a.Commit
+	})
+}
+
+// gateOf is the ab gate that judges a history metric.
+func gateOf(figure string) string {
+	switch figure {
+	case history.FigurePublishing:
+		return "*/ingest_adj"
+	case history.FigureGoLive:
+		return "*/golive"
+	case history.FigureProductAlloc:
+		return "Product/alloc"
+	}
+	return "Product/mean_adj"
+}
+
+// seriesArgs are the series flags the user gave, passed on to ab and bisect.
+func seriesArgs(cmd *cli.Command) []string {
+	var out []string
+	for _, f := range historySeriesFlags() {
+		n := f.Names()[0]
+		if !cmd.IsSet(n) || n == "gate" {
+			continue
+		}
+		switch v := f.(type) {
+		case *cli.BoolFlag:
+			if cmd.Bool(n) {
+				out = append(out, "--"+n)
+			}
+		case *cli.StringSliceFlag:
+			for _, s := range cmd.StringSlice(n) {
+				out = append(out, "--"+n, s)
+			}
+		default:
+			_ = v
+			out = append(out, "--"+n, fmt.Sprint(cmd.Value(n)))
+		}
+	}
+	return out
+}
+
+func confirm(ctx context.Context, cmd *cli.Command, self, base, line string, m history.Metric, cp analyze.ChangePoint, before, after history.Build) (history.Confirmation, error) {
+	c := history.Confirmation{Line: line, Metric: m.Figure, Before: before, After: after, Series: filepath.Join(base, "confirm"), Gate: gateOf(m.Figure), At: time.Now().UTC()}
+	if before.Ref == "" || after.Ref == "" {
+		return c, withCode(exitFailed, fmt.Errorf("the builds %s and %s: a series needs each one's server (a version, jar:FILE, checkout:DIR): add their runs with --ref", before.Short(), after.Short()))
+	}
+	args := append([]string{"ab", "--a", before.Ref, "--b", after.Ref, "--label-a", before.Short(), "--label-b", after.Short(),
+		"--out", c.Series, "--gate", c.Gate}, seriesArgs(cmd)...)
+	fmt.Fprintf(cmd.Root().ErrWriter, "history: confirming the change point between %s and %s (%s %% in the history): warmstat %s\n",
+		before.Short(), after.Short(), report.SignedPct(cp.DeltaPct), strings.Join(quoted(args), " "))
+	if err := runSelf(ctx, cmd, self, args); err != nil {
+		return c, err
+	}
+	st, err := series.Read(c.Series)
+	if err != nil {
+		return c, err
+	}
+	for _, g := range st.Outcome.Gates {
+		if g.Gate != c.Gate {
+			continue
+		}
+		c.Verdict, c.DeltaPct, c.CILowPct, c.CIHighPct = g.Verdict, g.DeltaPct, g.LowPct, g.HighPct
+		c.Confirmed = cp.DeltaPct < 0 && g.Verdict == analyze.Faster || cp.DeltaPct > 0 && g.Verdict == analyze.Slower
+	}
+	return c, nil
+}
+
+func runBisectFor(ctx context.Context, cmd *cli.Command, self, base, line string, m history.Metric, good string, before, after history.Build, faster bool) (history.Bisection, error) {
+	b := history.Bisection{Line: line, Metric: m.Figure, Before: before, After: after, Dir: filepath.Join(base, "bisect"), At: time.Now().UTC()}
+	direction := "slower"
+	if faster {
+		direction = "faster"
+	}
+	args := []string{"bisect", "--evita-home", cmd.String("evita-home"), "--good", good, "--bad", after.Commit, "--direction", direction, "--out", b.Dir,
+		"--gate", gateOf(m.Figure), "--build-cmd", cmd.String("build-cmd"), "--server-jar-path", cmd.String("server-jar-path"), "--format", "json"}
+	if c := cmd.String("build-cache"); c != "" {
+		args = append(args, "--build-cache", c)
+	}
+	args = append(args, seriesArgs(cmd)...)
+	fmt.Fprintf(cmd.Root().ErrWriter, "history: bisecting the commits between %s and %s: warmstat %s\n", before.Short(), after.Short(), strings.Join(quoted(args), " "))
+	err := runSelf(ctx, cmd, self, args)
+	var ce *childExit
+	if err != nil && !(errors.As(err, &ce) && ce.code == exitRefused) { // 3: no culprit, said in its state
+		return b, err
+	}
+	st, rerr := bisect.Read(b.Dir)
+	if rerr != nil {
+		return b, rerr
+	}
+	if o := st.Outcome; o != nil {
+		b.Outcome = o.Kind
+		if o.Detail != "" {
+			b.Outcome += ": " + o.Detail
+		}
+		subject := map[string]string{}
+		for _, c := range st.Commits {
+			subject[c.Hash] = c.Subject
+		}
+		for _, c := range o.Culprits {
+			b.Culprits = append(b.Culprits, history.Culprit{Commit: c.Commit, Title: subject[c.Commit], DeltaPct: c.Change.Gate.DeltaPct})
+		}
+	}
+	return b, nil
+}
+
+func quoted(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " '\"") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// childExit is a child warmstat's exit code.
+type childExit struct{ code int }
+
+func (e *childExit) Error() string { return fmt.Sprintf("exit code %d", e.code) }
+
+// runSelf runs warmstat with args, its output to ours.
+func runSelf(ctx context.Context, cmd *cli.Command, self string, args []string) error {
+	c := exec.CommandContext(ctx, self, args...)
+	c.Stdout, c.Stderr = io.MultiWriter(cmd.Root().ErrWriter), cmd.Root().ErrWriter
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &childExit{ee.ExitCode()}
+	}
+	return err
+}
+
+func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usageError(cmd, "give the history: warmstat history publish HISTORY --out SITE")
+	}
+	dir := cmd.Args().First()
+	_, lines, err := analyseHistory(ctx, dir, cmd.String("evita-home"), cmd.Float("cp-alpha"))
+	if err != nil {
+		return err
+	}
+	out := cmd.String("out")
+	if err := claimSite(out); err != nil {
+		return withCode(exitFailed, err)
+	}
+	h := report.BuildHistory(dir, lines)
+	if err := runfmt.WriteFileAtomic(filepath.Join(out, "index.html"), func(w io.Writer) error { return report.WriteHistoryPage(w, h, time.Now()) }); err != nil {
+		return err
+	}
+	if err := runfmt.WriteJSONAtomic(filepath.Join(out, "history.json"), h); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.Root().Writer, "published %s: %s (%s)\n", dir, filepath.Join(out, "index.html"), report.Plural(len(h.Lines), "line"))
+	return nil
+}
+
+// claimSite makes dir warmstat's: absent or empty (then marked), or marked before.
+func claimSite(dir string) error {
+	mark := filepath.Join(dir, ".warmstat-owned")
+	if _, err := os.Stat(mark); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s holds files warmstat did not publish: give a new or empty directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(mark, []byte("made by warmstat history publish\n"), 0o644)
+}

@@ -1,0 +1,304 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// WriteHistoryPage writes a history as one self-contained HTML page: inline SVG and
+// CSS, no script, nothing fetched, so it opens from file:// and on any static host
+// (GitHub Pages). Per line: its conditions, one chart per metric — every build's
+// figure, each build's range of runs when it has several, the levels between change
+// points, the change points marked and linked to their entry — the change points with
+// what confirmed and bisected them, and a table of the builds. Everything a chart
+// shows is in text beside it (its description, the change points' list, the table):
+// readable without a mouse and by a screen reader. Elements carry data-* attributes
+// with the figures, for tests that hold the page against the history.
+func WriteHistoryPage(w io.Writer, h *HistoryJSON, generated time.Time) error {
+	b := &strings.Builder{}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	e := html.EscapeString
+	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	p("<title>Publishing history: %s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", e(h.Dir), pageCSS)
+	p("<h1>Publishing history</h1>\n<p class=\"meta\">%s; %s; made by warmstat history publish on %s.</p>\n",
+		e(h.Dir), Plural(len(h.Lines), "line"), generated.UTC().Format("2006-01-02 15:04 UTC"))
+	if len(h.Lines) == 0 {
+		p("<p>No points yet.</p>\n")
+	}
+	for li, l := range h.Lines {
+		lid := fmt.Sprintf("line-%d", li+1)
+		runs := 0
+		for _, bd := range l.Builds {
+			runs += bd.Runs
+		}
+		p("<section id=\"%s\" aria-labelledby=\"%s-h\" data-line=\"%s\">\n", lid, lid, e(l.Key))
+		p("<h2 id=\"%s-h\">Line %d: %s, %s</h2>\n", lid, li+1, Plural(len(l.Builds), "build"), Plural(runs, "run"))
+		p("<details><summary>Conditions every run of this line shares (%s)</summary>\n<dl class=\"conditions\">\n", e(l.Key))
+		for _, k := range sortedKeys(l.Conditions) {
+			p("<dt>%s</dt><dd>%s</dd>\n", e(k), e(l.Conditions[k]))
+		}
+		p("</dl>\n</details>\n")
+		for si, s := range l.Series {
+			writeSeriesFigure(b, l, s, fmt.Sprintf("%s-s%d", lid, si+1))
+		}
+		writeBuildsTable(b, l, lid)
+		p("</section>\n")
+	}
+	p("</main>\n</body>\n</html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const pageCSS = `
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1f24;background:#fff;margin:0}
+main{max-width:1100px;margin:0 auto;padding:1.5rem}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid #d0d7de}
+h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
+.meta{color:#57606a}
+dl.conditions{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-size:.9rem}
+dl.conditions dt{color:#57606a}dl.conditions dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+figure{margin:.5rem 0 1rem}figcaption{font-size:.9rem;color:#424a53}
+svg{width:100%;height:auto;background:#fbfcfd;border:1px solid #d0d7de}
+svg .axis{stroke:#8c959f;stroke-width:1}svg .grid{stroke:#eaeef2;stroke-width:1}
+svg text{font:11px system-ui,sans-serif;fill:#424a53}
+svg .point{fill:#0969da}svg .range{stroke:#0969da;stroke-width:1.5}
+svg .level{stroke:#1a7f37;stroke-width:2}svg .cp{stroke:#cf222e;stroke-width:2;stroke-dasharray:5 3}
+svg a:focus .cp,svg a:hover .cp{stroke-width:4}
+table{border-collapse:collapse;font-size:.88rem;margin:.5rem 0 1rem;width:100%}
+caption{text-align:left;font-weight:600;padding:.3rem 0}
+th,td{border-bottom:1px solid #eaeef2;padding:.25rem .5rem;text-align:right}
+th:nth-child(-n+4),td:nth-child(-n+4){text-align:left}
+td.commit{font-family:ui-monospace,monospace}
+ol.cps li{margin:.4rem 0}.confirmed{color:#1a7f37}.unconfirmed{color:#9a6700}
+a{color:#0969da}a:focus{outline:2px solid #0969da;outline-offset:2px}
+`
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := range ks {
+		for j := i + 1; j < len(ks); j++ {
+			if ks[j] < ks[i] {
+				ks[i], ks[j] = ks[j], ks[i]
+			}
+		}
+	}
+	return ks
+}
+
+// chart geometry
+const (
+	chartW, chartH         = 1000, 300
+	padL, padR, padT, padB = 70, 20, 20, 40
+)
+
+// writeSeriesFigure is one metric's chart with its description and change points.
+func writeSeriesFigure(b *strings.Builder, l LineJSON, s SeriesJSON, id string) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	e := html.EscapeString
+	p("<h3 id=\"%s-h\">%s (%s)</h3>\n", id, e(s.Name), e(s.Unit))
+	if len(s.Values) == 0 {
+		p("<p>%s</p>\n", e(s.Why))
+		return
+	}
+	// the range the chart shows: every build's runs
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, bi := range s.Builds {
+		for _, v := range runValues(l, bi, s.Figure) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, v := range s.Levels {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if lo == hi {
+		lo, hi = lo*0.95, hi*1.05
+	}
+	span := hi - lo
+	lo, hi = lo-0.08*span, hi+0.08*span
+	n := len(l.Builds)
+	xOf := func(build int) float64 {
+		if n == 1 {
+			return padL + float64(chartW-padL-padR)/2
+		}
+		return padL + float64(build)*float64(chartW-padL-padR)/float64(n-1)
+	}
+	yOf := func(v float64) float64 { return padT + (hi-v)/(hi-lo)*float64(chartH-padT-padB) }
+	desc := seriesDescription(l, s)
+	p("<figure data-figure=\"%s\">\n", e(s.Figure))
+	p("<svg role=\"img\" aria-labelledby=\"%s-t %s-d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n", id, id, chartW, chartH)
+	p("<title id=\"%s-t\">%s of each build, in the branch's order</title>\n<desc id=\"%s-d\">%s</desc>\n", id, e(s.Name), id, e(desc))
+	// axes and a few grid lines with their values
+	for k := 0; k <= 4; k++ {
+		v := lo + float64(k)*(hi-lo)/4
+		y := yOf(v)
+		p("<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", padL, y, chartW-padR, y)
+		p("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", padL-6, y+4, e(Fixed(v, 1)))
+	}
+	p("<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", padL, chartH-padB, chartW-padR, chartH-padB)
+	step := max(1, n/12)
+	for i := 0; i < n; i += step {
+		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xOf(i), chartH-padB+16, e(l.Builds[i].Short()))
+	}
+	p("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">builds, oldest first</text>\n", padL+(chartW-padL-padR)/2, chartH-6)
+	// the levels between change points (geometric means of the segments' figures)
+	bounds := []int{0}
+	for _, c := range s.ChangePoints {
+		bounds = append(bounds, c.Index)
+	}
+	bounds = append(bounds, len(s.Values))
+	for k := 0; k+1 < len(bounds) && k < len(s.Levels); k++ {
+		lv := s.Levels[k]
+		x1, x2 := xOf(s.Builds[bounds[k]]), xOf(s.Builds[bounds[k+1]-1])
+		p("<line class=\"level\" data-level=\"%g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", lv, x1, yOf(lv), x2, yOf(lv))
+	}
+	// each build: its runs' range and its figure
+	for k, bi := range s.Builds {
+		bd := l.Builds[bi]
+		x := xOf(bi)
+		if rv := runValues(l, bi, s.Figure); len(rv) > 1 {
+			rl, rh := math.Inf(1), math.Inf(-1)
+			for _, v := range rv {
+				rl, rh = math.Min(rl, v), math.Max(rh, v)
+			}
+			p("<line class=\"range\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, yOf(rl), x, yOf(rh))
+		}
+		p("<circle class=\"point\" data-build=\"%d\" data-commit=\"%s\" data-value=\"%g\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%s: %s %s (%s)</title></circle>\n",
+			bi+1, e(bd.Commit), s.Values[k], x, yOf(s.Values[k]), e(bd.Short()), e(Fixed(s.Values[k], 1)), e(s.Unit), e(Plural(bd.Runs, "run")))
+	}
+	// the change points: between the last build before and the first after, linked
+	for ci, c := range s.ChangePoints {
+		x := (xOf(s.Builds[c.Index-1]) + xOf(s.Builds[c.Index])) / 2
+		p("<a href=\"#%s-cp%d\"><line class=\"cp\" data-change=\"%d\" data-after-build=\"%d\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"><title>change point %d: %s %%</title></line></a>\n",
+			id, ci+1, ci+1, s.Builds[c.Index]+1, x, padT, x, chartH-padB, ci+1, e(SignedPct(c.DeltaPct)))
+	}
+	p("</svg>\n<figcaption>%s</figcaption>\n</figure>\n", e(desc))
+	if len(s.ChangePoints) > 0 {
+		p("<ol class=\"cps\" aria-label=\"change points of %s\">\n", e(s.Name))
+		for ci, c := range s.ChangePoints {
+			before, after := l.Builds[s.Builds[c.Index-1]], l.Builds[s.Builds[c.Index]]
+			p("<li id=\"%s-cp%d\" data-change=\"%d\" data-after-build=\"%d\">between <a href=\"#%s-b%d\">%s</a> and <a href=\"#%s-b%d\">%s</a>: <strong>%s %%</strong> [%s %%, %s %%], p %s",
+				id, ci+1, ci+1, s.Builds[c.Index]+1, idLine(id), s.Builds[c.Index-1]+1, e(buildName(before.Build)), idLine(id), s.Builds[c.Index]+1,
+				e(buildName(after.Build)), e(SignedPct(c.DeltaPct)), e(SignedPct(c.CILowPct)), e(SignedPct(c.CIHighPct)), e(Fixed(c.P, 3)))
+			for _, cf := range l.Confirmations {
+				if cf.Metric == s.Figure && cf.Before.Commit == before.Commit && cf.After.Commit == after.Commit {
+					cls, state := "unconfirmed", "not confirmed"
+					if cf.Confirmed {
+						cls, state = "confirmed", "confirmed"
+					}
+					iv := "no interval"
+					if cf.DeltaPct != nil && cf.CILowPct != nil {
+						iv = fmt.Sprintf("%s %% [%s %%, %s %%]", SignedPct(*cf.DeltaPct), SignedPct(*cf.CILowPct), SignedPct(*cf.CIHighPct))
+					}
+					p("<br><span class=\"%s\" data-confirmation=\"%t\">%s</span> by a series: %s %s, %s (<code>%s</code>)", cls, cf.Confirmed, state, e(cf.Gate), e(string(cf.Verdict)), e(iv), e(cf.Series))
+				}
+			}
+			for _, bi := range l.Bisections {
+				if bi.Metric == s.Figure && bi.Before.Commit == before.Commit && bi.After.Commit == after.Commit {
+					if len(bi.Culprits) == 0 {
+						p("<br>bisected: %s", e(bi.Outcome))
+					}
+					for _, cu := range bi.Culprits {
+						ch := ""
+						if cu.DeltaPct != nil {
+							ch = " " + SignedPct(*cu.DeltaPct) + " %"
+						}
+						p("<br>bisected: culprit <code class=\"culprit\" data-culprit=\"%s\">%.12s</code>%s %s", e(cu.Commit), e(cu.Commit), e(ch), e(cu.Title))
+					}
+				}
+			}
+			p("</li>\n")
+		}
+		p("</ol>\n")
+	}
+}
+
+func idLine(seriesID string) string {
+	i := strings.LastIndex(seriesID, "-s")
+	return seriesID[:i]
+}
+
+// runValues are a build's runs' figures of one metric.
+func runValues(l LineJSON, build int, figure string) []float64 {
+	var out []float64
+	for _, r := range l.Builds[build].RunFigures {
+		if v, ok := r[figure]; ok {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		if v, ok := l.Builds[build].Figures[figure]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// seriesDescription is a chart in words: its text alternative and caption.
+func seriesDescription(l LineJSON, s SeriesJSON) string {
+	d := fmt.Sprintf("%s of %s, from %s to %s %s.", s.Name, Plural(len(s.Values), "build"), Fixed(minOf(s.Values), 1), Fixed(maxOf(s.Values), 1), s.Unit)
+	if s.Slope != nil {
+		d += fmt.Sprintf(" Change points found with the machine's speed set aside (slope %s).", Fixed(*s.Slope, 2))
+	}
+	if len(s.ChangePoints) == 0 {
+		return d + " No change point."
+	}
+	for ci, c := range s.ChangePoints {
+		before, after := l.Builds[s.Builds[c.Index-1]], l.Builds[s.Builds[c.Index]]
+		d += fmt.Sprintf(" Change point %d between %s and %s: %s %%.", ci+1, buildName(before.Build), buildName(after.Build), SignedPct(c.DeltaPct))
+	}
+	return d
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// writeBuildsTable is a line's builds with their figures.
+func writeBuildsTable(b *strings.Builder, l LineJSON, lid string) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	e := html.EscapeString
+	p("<table>\n<caption>Builds of line %s, oldest first (figures: geometric means of the build's runs)</caption>\n<thead><tr><th scope=\"col\">#</th><th scope=\"col\">commit</th><th scope=\"col\">date</th><th scope=\"col\">title</th><th scope=\"col\">runs</th>", e(strings.TrimPrefix(lid, "line-")))
+	for _, s := range l.Series {
+		p("<th scope=\"col\">%s (%s)</th>", e(s.Name), e(s.Unit))
+	}
+	p("</tr></thead>\n<tbody>\n")
+	for i, bd := range l.Builds {
+		date := ""
+		if !bd.Date.IsZero() {
+			date = bd.Date.Format(time.DateOnly)
+		}
+		title := bd.Title
+		if bd.Tag != "" {
+			title = "[" + bd.Tag + "] " + title
+		}
+		p("<tr id=\"%s-b%d\" data-build=\"%d\"><td>%d</td><td class=\"commit\">%s</td><td>%s</td><td>%s</td><td>%d</td>", lid, i+1, i+1, i+1, e(bd.Short()), date, e(title), bd.Runs)
+		for _, s := range l.Series {
+			if v, ok := bd.Figures[s.Figure]; ok {
+				p("<td>%s</td>", e(Fixed(v, 1)))
+			} else {
+				p("<td>-</td>")
+			}
+		}
+		p("</tr>\n")
+	}
+	p("</tbody>\n</table>\n")
+}
