@@ -28,11 +28,11 @@ import (
 // next), until none is significant. Each side of a split keeps at least MinSegment
 // points. Figures are compared on the log scale, as everywhere in warmstat.
 //
-// The figure may be adjusted for the machine's speed first (ChangePointOptions.Speed):
-// with y the log figure and x the log speed of each point, the level is a step function
-// and y = level(segment) + θ·x + ε; θ is fitted within the segments found (starting
-// from the whole line as one segment), the points set to one speed, and the change
-// points found again, twice.
+// The figure may be adjusted for the machine's speed first (speeds given): with y the
+// log figure and x the log speed of each point, the level is a step function and
+// y = level(segment) + θ·x + ε; θ is fitted within the segments found (starting from
+// the plain figures' change points), the points set to one speed, and the change
+// points found again, three times.
 //
 // Calibrated on synthetic A/A histories (no change anywhere: every change point found
 // is false) and on histories with a 5 % and a 10 % step (changepoint_test.go;
@@ -135,8 +135,12 @@ func ChangePoints(figures, speeds []float64, o ChangePointOptions) (*Segmentatio
 	adj := slices.Clone(y)
 	var cuts []int
 	if x != nil {
-		// θ within the segments found so far (none: the line is one segment), the points
-		// set to one speed, the change points found again
+		// θ within the segments found so far, the points set to one speed, the change
+		// points found again. The first segments are the plain figures' own: fitted over
+		// a line with a step in it, θ would take up the part of the step that lines up
+		// with the machine's speed (a history measured while the machine sped up
+		// hides its step in the slope).
+		cuts = eDivisive(y, o)
 		for range 3 {
 			theta, ok := segmentSlope(y, x, cuts)
 			if !ok {

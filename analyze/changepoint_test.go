@@ -199,3 +199,31 @@ func TestChangePointsFindTheStep(t *testing.T) {
 		t.Error("alpha 60 % accepted")
 	}
 }
+
+// A step measured while the machine sped up (a history whose later builds ran on a
+// faster machine): the slope is fitted within the plain figures' segments, so it does
+// not take up the step, which is found with its size.
+func TestChangePointsThroughAMachineThatSpedUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	var figures, speeds []float64
+	for i := range 16 {
+		x := 0.01 * rng.NormFloat64()
+		level := 0.0
+		if i >= 12 {
+			x -= 0.06 // 6 % faster machine from the step on: as large as the step, on the slope
+			level = math.Log(0.86)
+		}
+		figures = append(figures, 8000*math.Exp(level+2.5*x+0.015*rng.NormFloat64()))
+		speeds = append(speeds, 300*math.Exp(x+0.005*rng.NormFloat64()))
+	}
+	seg, err := ChangePoints(figures, speeds, ChangePointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seg.ChangePoints) != 1 || seg.ChangePoints[0].Index != 12 {
+		t.Fatalf("change points %+v (slope %v), want one at 12", seg.ChangePoints, *seg.Slope)
+	}
+	if c := seg.ChangePoints[0]; c.CILowPct > -14 || c.CIHighPct < -14 || *seg.Slope < 1.5 || *seg.Slope > 3.5 {
+		t.Errorf("change point %+v, slope %.2f: want −14 %% inside its interval and the slope near 2.5", c, *seg.Slope)
+	}
+}

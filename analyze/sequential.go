@@ -73,14 +73,21 @@ func (p *SequentialPlan) Check() error {
 	case math.IsNaN(p.ThresholdPct) || p.ThresholdPct < 0 || p.ThresholdPct >= 100:
 		return &OptionError{"ThresholdPct", fmt.Sprint(p.ThresholdPct), "the noise threshold is a percentage from 0 up to (not including) 100"}
 	}
-	for _, g := range append(slices.Clone(p.Gates), p.Watch...) {
+	for _, g := range p.Gates {
 		if err := checkGateForm(g); err != nil {
 			return err
 		}
 	}
-	for _, w := range p.Watch {
+	for i, w := range p.Watch {
+		if err := checkGateForm(w); err != nil {
+			err.(*OptionError).Option = "Watch"
+			return err
+		}
 		if slices.Contains(p.Gates, w) {
 			return &OptionError{"Watch", w, "a metric is a gate (waited for) or watched (shown), not both"}
+		}
+		if slices.Contains(p.Watch[:i], w) {
+			return &OptionError{"Watch", w, "watched twice"}
 		}
 	}
 	return nil

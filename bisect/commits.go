@@ -105,6 +105,15 @@ func isTop(ctx context.Context, root string) error {
 	return nil
 }
 
+// CheckCheckout refuses a root that is not the top directory of a git checkout.
+func CheckCheckout(ctx context.Context, root string) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	return isTop(ctx, abs)
+}
+
 func resolve(ctx context.Context, root, rev string) (string, error) {
 	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {

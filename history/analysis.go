@@ -82,7 +82,7 @@ func Analyze(l Line, o analyze.ChangePointOptions) Analysis {
 		case len(s.Values) == 0:
 			s.Why = "no build of the line has this figure"
 		case len(s.Values) < 2*max(o.MinSegment, 3):
-			s.Why = fmt.Sprintf("%d builds: a change point needs %d on each side", len(s.Values), max(o.MinSegment, 3))
+			s.Why = fmt.Sprintf("%d build%s: a change point needs %d on each side", len(s.Values), map[bool]string{true: "", false: "s"}[len(s.Values) == 1], max(o.MinSegment, 3))
 		default:
 			seg, err := analyze.ChangePoints(s.Values, s.Speeds, o)
 			if err != nil {

@@ -102,7 +102,12 @@ func TestHistoryStore(t *testing.T) {
 	}
 
 	// other conditions: another line
-	other := synthLine(t, filepath.Join(tmp, "other"), 1, 99, 1, func(m *runfmt.Manifest) { h := int64(8 << 30); m.Server.MaxHeapBytes = &h })
+	other := synthLine(t, filepath.Join(tmp, "other"), 1, 99, 1, func(m *runfmt.Manifest) {
+		h := int64(8 << 30)
+		m.Server.MaxHeapBytes = &h
+		later := m.StartedAt.Add(time.Hour) // another run than the line's first (its id and start are its identity)
+		m.StartedAt = &later
+	})
 	addAll(t, st, other, 200)
 	points, _ = st.Points()
 	if ls := Lines(points); len(ls) != 2 || len(ls[1].Builds) != 1 || ls[1].Conditions["server-heap"] == ls[0].Conditions["server-heap"] {

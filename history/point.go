@@ -48,6 +48,10 @@ func PointOf(ctx context.Context, run *runfmt.Run, where Placement) (Point, erro
 	for _, f := range analyze.LineFields() {
 		p.Conditions[f] = analyze.ConditionValue(m, f)
 	}
+	if w := workloadOf(m); w != "" {
+		// the very file replayed: two workloads of the same counts are not one line
+		p.Conditions["workload-sha256"] = w
+	}
 	p.Line = LineKey(p.Conditions)
 	if p.Figures, err = figuresOf(run); err != nil {
 		return p, err
@@ -120,10 +124,10 @@ func figuresOf(run *runfmt.Run) (map[string]float64, error) {
 // (load --commit) — placed in where.Repo.
 func buildOf(ctx context.Context, m *runfmt.Manifest, where Placement) (Build, error) {
 	b := Build{Label: m.Build.Label, Ref: where.Ref}
-	commit := where.Rev
+	var commit string // what the run records
 	if sb := m.Server.Build; sb != nil {
 		b.Source = sb.Source
-		if commit == "" && sb.Checkout != nil {
+		if sb.Checkout != nil {
 			commit = sb.Checkout.Commit
 		}
 		if commit == "" && sb.BuildCommit != "" && sb.BuildCommit != "unknown" {
@@ -143,12 +147,28 @@ func buildOf(ctx context.Context, m *runfmt.Manifest, where Placement) (Build, e
 	if commit == "" {
 		commit = m.Build.Commit // what the run was told (load --commit)
 	}
+	if where.Rev != "" && commit != "" {
+		// --rev is for a run that records no commit; one that does is not moved
+		same := strings.HasPrefix(where.Rev, commit) || strings.HasPrefix(commit, where.Rev)
+		if where.Repo != "" {
+			a, errA := bisect.Locate(ctx, where.Repo, where.Rev)
+			c, errC := bisect.Locate(ctx, where.Repo, commit)
+			same = errA == nil && errC == nil && a.Hash == c.Hash
+		}
+		if !same {
+			return b, fmt.Errorf("it records its build's commit %s, and --rev %s names another: --rev is for runs that record none", commit, where.Rev)
+		}
+	}
+	if commit == "" {
+		commit = where.Rev
+	}
 	switch {
 	case where.Repo != "" && commit != "":
 		pl, err := bisect.Locate(ctx, where.Repo, commit)
 		if err != nil {
 			return b, err
 		}
+		b.Placed = "checkout"
 		b.Commit, b.Order, b.Title = pl.Hash, pl.Order, pl.Subject
 		if t, err := time.Parse(time.RFC3339, pl.CommitDate); err == nil {
 			b.Date = t.UTC()
@@ -158,12 +178,9 @@ func buildOf(ctx context.Context, m *runfmt.Manifest, where Placement) (Build, e
 				b.Tag = t
 			}
 		}
-		if where.Order != nil {
-			b.Order = *where.Order
-		}
 		return b, nil
 	case where.Order != nil:
-		b.Commit, b.Order = commit, *where.Order
+		b.Commit, b.Order, b.Placed = commit, *where.Order, "order"
 		return b, nil
 	case where.Repo != "":
 		return b, fmt.Errorf("%w (its server's build records none): give the commit it was built from", ErrNoCommit)
@@ -255,4 +272,12 @@ func (l *Line) Reorder(positions map[string]int) {
 		return math.MaxInt
 	}
 	slices.SortStableFunc(l.Builds, func(a, b BuildPoints) int { return pos(a) - pos(b) })
+}
+
+// workloadOf is the SHA-256 of the workload file a run replayed ("" for a live load).
+func workloadOf(m *runfmt.Manifest) string {
+	if m.Source == nil {
+		return ""
+	}
+	return m.Source.WorkloadSHA256
 }

@@ -14,6 +14,7 @@
 package history
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -42,6 +43,9 @@ const (
 // Store is a history directory.
 type Store struct {
 	Dir string
+	// fresh: the directory is to be made a history by the first Add that writes (so a
+	// refused add leaves nothing behind)
+	fresh bool
 }
 
 // storeHeader is history.json: what the directory is.
@@ -65,20 +69,39 @@ func Open(dir string, create bool) (*Store, error) {
 		return &Store{Dir: dir}, nil
 	}
 	if !create {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a history: no such directory (warmstat history add makes one)", dir)
+		}
 		return nil, fmt.Errorf("%s is not a history (no %s): warmstat history add makes one", dir, storeFile)
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("%s is not empty and not a history: a history is made in a new or empty directory", dir)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			// what another add making this history at the same moment leaves: its
+			// points/ and its header's temporary file
+			if e.Name() != pointsDir && !strings.HasPrefix(e.Name(), "."+storeFile+".tmp-") {
+				return nil, fmt.Errorf("%s is not empty and not a history: a history is made in a new or empty directory", dir)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, pointsDir), 0o755); err != nil {
-		return nil, err
+	return &Store{Dir: dir, fresh: true}, nil
+}
+
+// make writes the header of a fresh history (idempotent: two adds making one history
+// at once both write the same header).
+func (s *Store) make(now time.Time) error {
+	if !s.fresh {
+		return nil
 	}
-	if err := runfmt.WriteJSONAtomic(filepath.Join(dir, storeFile), storeHeader{Schema: StoreSchema, Created: time.Now().UTC()}); err != nil {
-		return nil, err
+	if err := os.MkdirAll(filepath.Join(s.Dir, pointsDir), 0o755); err != nil {
+		return err
 	}
-	return &Store{Dir: dir}, nil
+	if err := runfmt.WriteJSONAtomic(filepath.Join(s.Dir, storeFile), storeHeader{Schema: StoreSchema, Created: now.UTC()}); err != nil {
+		return err
+	}
+	s.fresh = false
+	return nil
 }
 
 // Build is what a point was measured of: a commit and where it stands.
@@ -91,6 +114,10 @@ type Build struct {
 	Source string    `json:"source"`          // how the run got its server: release, classpath, server-jar, checkout
 	Ref    string    `json:"ref,omitempty"`   // what names the build to a series: a version, jar:FILE, checkout:DIR
 	Title  string    `json:"title,omitempty"` // the commit's subject
+	// Placed is how its order was found: "checkout" (git rev-list --count in the
+	// checkout, the commit itself included) or "order" (given by hand); a line never
+	// mixes the two, whose orders are not comparable
+	Placed string `json:"placed"`
 }
 
 // Short is the commit's short hash, or the label.
@@ -163,19 +190,31 @@ func (s *Store) Add(points []Point, now time.Time) ([]Point, error) {
 	}
 	seen := map[string]string{}
 	for _, p := range have {
-		seen[p.Run.Digest] = p.file
+		for _, id := range p.identities() {
+			seen[id] = p.file
+		}
 	}
 	for _, p := range points {
-		if f, ok := seen[p.Run.Digest]; ok {
-			if f == "" {
-				return nil, fmt.Errorf("run %s is given twice (the same manifest and entities.csv)", p.Run.Dir)
+		for _, id := range p.identities() {
+			if f, ok := seen[id]; ok {
+				if f == "" {
+					return nil, fmt.Errorf("run %s is given twice (%s)", p.Run.Dir, identityWords(id))
+				}
+				return nil, fmt.Errorf("run %s is in the history already: %s (%s)", p.Run.Dir, f, identityWords(id))
 			}
-			return nil, fmt.Errorf("run %s is in the history already: %s (the same manifest and entities.csv)", p.Run.Dir, f)
 		}
-		seen[p.Run.Digest] = ""
+		for _, id := range p.identities() {
+			seen[id] = ""
+		}
 		if p.Line != LineKey(p.Conditions) {
 			return nil, fmt.Errorf("run %s: its line %s is not its conditions' (%s)", p.Run.Dir, p.Line, LineKey(p.Conditions))
 		}
+	}
+	if err := placeable(have, points); err != nil {
+		return nil, err
+	}
+	if err := s.make(now); err != nil {
+		return nil, err
 	}
 	out := make([]Point, len(points))
 	for i, p := range points {
@@ -202,9 +241,77 @@ func cleanName(s string) string {
 	}, s)
 }
 
+// placeable refuses points that would put a line's builds in a wrong order: a line
+// placed by its checkout and by hand at once (their orders are not comparable), and two
+// builds at one order.
+func placeable(have, adding []Point) error {
+	type at struct {
+		line  string
+		order int
+	}
+	placed, builds := map[string]Point{}, map[at]Point{}
+	for _, p := range append(slices.Clone(have), adding...) {
+		if q, ok := placed[p.Line]; ok && q.Build.Placed != p.Build.Placed {
+			return fmt.Errorf("run %s is placed by %s, but line %s places its builds by %s (%s): their orders do not compare; place every run of a line the same way",
+				p.Run.Dir, placedWords(p.Build.Placed), p.Line, placedWords(q.Build.Placed), q.file)
+		}
+		placed[p.Line] = p
+		k := at{p.Line, p.Build.Order}
+		if q, ok := builds[k]; ok && (q.Build.Commit != p.Build.Commit || q.Build.Label != p.Build.Label) {
+			return fmt.Errorf("run %s (build %s) is at order %d, where line %s has build %s already (%s): two builds at one place",
+				p.Run.Dir, p.Build.Short(), p.Build.Order, p.Line, q.Build.Short(), cmp.Or(q.file, q.Run.Dir))
+		}
+		builds[k] = p
+	}
+	return nil
+}
+
+func placedWords(how string) string {
+	if how == "order" {
+		return "an order given by hand (--order)"
+	}
+	return "its commit's place in a checkout (--evita-home)"
+}
+
+// identities are what make two points the same run: its files' digest (a copy of it),
+// and its run id with its start (the same run, its files rewritten).
+func (p Point) identities() []string {
+	ids := []string{"digest " + p.Run.Digest}
+	if p.Run.ID != "" && p.Run.Start != nil {
+		ids = append(ids, "run "+p.Run.ID+" started "+p.Run.Start.UTC().Format(time.RFC3339Nano))
+	}
+	return ids
+}
+
+func identityWords(id string) string {
+	if strings.HasPrefix(id, "digest ") {
+		return "the same manifest and entities.csv"
+	}
+	return "the same " + id + ", its files rewritten"
+}
+
 // Points reads every point of the history, refusing a damaged file with its name,
-// line and field; files of other names (a temporary one left by a crash) are skipped.
+// line and field, and a run held twice (two adds at once, or a merge of two copies of
+// the history) naming both files; files of other names (a temporary one left by a
+// crash) are skipped.
 func (s *Store) Points() ([]Point, error) {
+	out, err := s.points()
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]string{}
+	for _, p := range out {
+		for _, id := range p.identities() {
+			if f, ok := held[id]; ok {
+				return nil, fmt.Errorf("%s: field run: %s is held by %s too (%s): remove one of the two files", p.file, p.Run.Dir, f, identityWords(id))
+			}
+			held[id] = p.file
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) points() ([]Point, error) {
 	root := filepath.Join(s.Dir, pointsDir)
 	var out []Point
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -247,6 +354,10 @@ func (p Point) check(path string) error {
 		return bad("line", "%s, but the file is in line %s's directory", p.Line, filepath.Base(filepath.Dir(path)))
 	case p.Build.Label == "":
 		return bad("build.label", "empty")
+	case p.Build.Placed != "checkout" && p.Build.Placed != "order":
+		return bad("build.placed", "%q: checkout or order", p.Build.Placed)
+	case p.Build.Order < 0:
+		return bad("build.order", "%d: a place in a branch is not negative", p.Build.Order)
 	}
 	for k, v := range p.Figures {
 		if !(v > 0) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -121,7 +122,11 @@ func WriteHistory(w io.Writer, h *HistoryJSON, f Format) error {
 		} else {
 			p("== %s\n", head)
 		}
-		p("%s\n\n", conditionsLine(l.Conditions))
+		p("%s\n", conditionsLine(l.Conditions))
+		if li > 0 {
+			p("%s\n", differsLine(h.Lines[0].Conditions, l.Conditions))
+		}
+		p("\n")
 		for _, s := range l.Series {
 			for _, line := range seriesWords(l, s) {
 				if md {
@@ -132,6 +137,11 @@ func WriteHistory(w io.Writer, h *HistoryJSON, f Format) error {
 			}
 		}
 		p("\n")
+		if md {
+			p("Each build's figures as measured (the geometric mean of its runs; the change points above are looked for with the machine's speed set aside where they say so):\n\n")
+		} else {
+			p("each build's figures as measured (the geometric mean of its runs; the change points above are looked for with the machine's speed set aside where they say so):\n")
+		}
 		if err := buildTable(w, l, f); err != nil {
 			return err
 		}
@@ -147,6 +157,22 @@ func conditionsLine(c map[string]string) string {
 		parts = append(parts, k+"="+c[k])
 	}
 	return "conditions: " + strings.Join(parts, ", ")
+}
+
+// differsLine names the conditions that set a line apart from the first.
+func differsLine(first, c map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(mapKeys(c)) {
+		if first[k] != c[k] {
+			parts = append(parts, fmt.Sprintf("%s=%s (line 1: %s)", k, c[k], cmp.Or(first[k], "none")))
+		}
+	}
+	for _, k := range slices.Sorted(mapKeys(first)) {
+		if _, ok := c[k]; !ok {
+			parts = append(parts, fmt.Sprintf("%s none (line 1: %s)", k, first[k]))
+		}
+	}
+	return "another line than line 1 by: " + strings.Join(parts, ", ")
 }
 
 func mapKeys(m map[string]string) func(func(string) bool) {

@@ -135,16 +135,31 @@ func writeSeriesFigure(b *strings.Builder, l LineJSON, s SeriesJSON, id string) 
 	p("<svg role=\"img\" aria-labelledby=\"%s-t %s-d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n", id, id, chartW, chartH)
 	p("<title id=\"%s-t\">%s of each build, in the branch's order</title>\n<desc id=\"%s-d\">%s</desc>\n", id, e(s.Name), id, e(desc))
 	// axes and a few grid lines with their values
-	for k := 0; k <= 4; k++ {
-		v := lo + float64(k)*(hi-lo)/4
+	tick := niceStep((hi - lo) / 4)
+	for v := math.Ceil(lo/tick) * tick; v <= hi; v += tick {
 		y := yOf(v)
 		p("<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", padL, y, chartW-padR, y)
-		p("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", padL-6, y+4, e(Fixed(v, 1)))
+		p("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", padL-6, y+4, e(Fixed(v, decimalsOf(tick))))
 	}
 	p("<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", padL, chartH-padB, chartW-padR, chartH-padB)
-	step := max(1, n/12)
+	// as many builds named as fit (a label is about 70 units wide), the first and the
+	// last always, each kept inside the chart
+	step := max(1, int(math.Ceil(float64(n)*70/float64(chartW-padL-padR))))
 	for i := 0; i < n; i += step {
-		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xOf(i), chartH-padB+16, e(l.Builds[i].Short()))
+		if i > 0 && i+step > n-1 && i != n-1 {
+			continue // too close to the last, which is named below
+		}
+		anchor := "middle"
+		switch {
+		case i == 0 && n > 1:
+			anchor = "start"
+		case i == n-1 && n > 1:
+			anchor = "end"
+		}
+		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>\n", xOf(i), chartH-padB+16, anchor, e(l.Builds[i].Short()))
+	}
+	if n > 1 && (n-1)%step != 0 {
+		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s</text>\n", xOf(n-1), chartH-padB+16, e(l.Builds[n-1].Short()))
 	}
 	p("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">builds, oldest first</text>\n", padL+(chartW-padL-padR)/2, chartH-6)
 	// the levels between change points (geometric means of the segments' figures)
@@ -240,13 +255,39 @@ func runValues(l LineJSON, build int, figure string) []float64 {
 	return out
 }
 
+// niceStep is the tick step near raw: 1, 2 or 5 times a power of ten.
+func niceStep(raw float64) float64 {
+	if !(raw > 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// decimalsOf is how many decimals a tick step needs.
+func decimalsOf(step float64) int {
+	if step >= 1 {
+		return 0
+	}
+	return int(math.Ceil(-math.Log10(step)))
+}
+
 // seriesDescription is a chart in words: its text alternative and caption.
 func seriesDescription(l LineJSON, s SeriesJSON) string {
-	d := fmt.Sprintf("%s of %s, from %s to %s %s.", s.Name, Plural(len(s.Values), "build"), Fixed(minOf(s.Values), 1), Fixed(maxOf(s.Values), 1), s.Unit)
+	d := fmt.Sprintf("%s of %s as measured: the first build %s %s, the last %s %s; the lowest %s, the highest %s.", s.Name, Plural(len(s.Values), "build"),
+		Fixed(s.Values[0], 1), s.Unit, Fixed(s.Values[len(s.Values)-1], 1), s.Unit, Fixed(minOf(s.Values), 1), Fixed(maxOf(s.Values), 1))
 	if s.Slope != nil {
-		d += fmt.Sprintf(" Change points found with the machine's speed set aside (slope %s).", Fixed(*s.Slope, 2))
+		d += fmt.Sprintf(" Change points are looked for with the machine's speed set aside (slope %s).", Fixed(*s.Slope, 2))
 	}
 	if len(s.ChangePoints) == 0 {
+		if s.Why != "" {
+			return d + " No change points were looked for: " + s.Why + "."
+		}
 		return d + " No change point."
 	}
 	for ci, c := range s.ChangePoints {

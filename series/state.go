@@ -217,7 +217,8 @@ func (p Plan) differs(q Plan) string {
 	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
 	for i := range a.NumField() {
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
-			return fmt.Sprintf("%s: %v then, %v now", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("json"), ",")
+			return fmt.Sprintf("%s: %v then, %v now", name, a.Field(i).Interface(), b.Field(i).Interface())
 		}
 	}
 	return ""

@@ -163,7 +163,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 	}
-	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), plan.Gates); err != nil {
+	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), append(slices.Clone(plan.Gates), plan.Watch...)); err != nil {
 		return err
 	}
 	if plan.Duet && plan.MaxRuns < 4 {
@@ -791,7 +791,7 @@ func gatesInSource(cmd *cli.Command, what string, counts map[string]int64, gates
 				hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(g, coll+"/"))
 			}
 		}
-		return usageError(cmd, "--gate %q: %s has no collection %q (it has %s or *)%s", g, what, coll, strings.Join(names, ", "), hint)
+		return usageError(cmd, "%s %q: %s has no collection %q (it has %s or *)%s", gateFlagOf(cmd, g), g, what, coll, strings.Join(names, ", "), hint)
 	}
 	return nil
 }
@@ -826,4 +826,12 @@ func jvmConditions(cmd *cli.Command) string {
 		out += fmt.Sprintf(" writer-warm-up=%d", n)
 	}
 	return out
+}
+
+// gateFlagOf is the flag that named g: --watch when it is watched, else --gate.
+func gateFlagOf(cmd *cli.Command, g string) string {
+	if slices.Contains(cmd.StringSlice("watch"), g) {
+		return "--watch"
+	}
+	return "--gate"
 }

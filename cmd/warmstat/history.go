@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func historyCommand() *cli.Command {
 				"warmstat history hist",
 				"warmstat history hist --confirm --bisect --evita-home ~/src/evitaDB",
 				"warmstat history publish hist --out site"),
-		Flags: append([]cli.Flag{
+		Flags: localFlags(append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | md | json"},
 			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in % (the permutation test's p-value)"},
 			&cli.BoolFlag{Name: "confirm", Usage: "run an ab series between the builds on either side of each change point of --metric not confirmed yet"},
@@ -50,7 +51,7 @@ func historyCommand() *cli.Command {
 			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "with --bisect: builds a commit's server, run with sh -c in its clone"},
 			&cli.StringFlag{Name: "server-jar-path", Value: "evita_server/target/evita-server.jar", Usage: "with --bisect: the server jar --build-cmd leaves, relative to the checkout"},
 			&cli.StringFlag{Name: "build-cache", Usage: "with --bisect: the builds by commit (default: builds in warmstat's cache)"},
-		}, historySeriesFlags()...),
+		}, historySeriesFlags()...)),
 		Action: action(runHistory),
 		Commands: []*cli.Command{
 			{
@@ -85,7 +86,7 @@ func historyCommand() *cli.Command {
 					"new or is one warmstat published before (it carries .warmstat-owned); nothing else is overwritten." +
 					examples("warmstat history publish hist --out site"),
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "out", Usage: "the site directory", Required: true},
+					&cli.StringFlag{Name: "out", Usage: "the site directory (required)"},
 					&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in %"},
 					&cli.StringFlag{Name: "evita-home", Usage: "the checkout the builds come from: each line in its topological order, branches kept together"},
 				},
@@ -93,6 +94,44 @@ func historyCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// localFlags keeps a command's flags its own: history's series flags are not its
+// subcommands' (add and publish would list them as options that do nothing).
+func localFlags(fs []cli.Flag) []cli.Flag {
+	for _, f := range fs {
+		switch v := f.(type) {
+		case *cli.StringFlag:
+			v.Local = true
+		case *cli.BoolFlag:
+			v.Local = true
+		case *cli.IntFlag:
+			v.Local = true
+		case *cli.FloatFlag:
+			v.Local = true
+		case *cli.StringSliceFlag:
+			v.Local = true
+		}
+	}
+	return fs
+}
+
+// checkAlpha refuses a change point significance outside (0, 50) %.
+func checkAlpha(cmd *cli.Command) error {
+	if a := cmd.Float("cp-alpha"); !(a > 0 && a < 50) {
+		return usageError(cmd, "--cp-alpha %v: a change point's significance is a percentage above 0 and below 50", a)
+	}
+	return nil
+}
+
+// checkHome refuses an --evita-home that is not a git checkout, before anything is read.
+func checkHome(ctx context.Context, cmd *cli.Command) error {
+	if home := cmd.String("evita-home"); home != "" {
+		if err := bisect.CheckCheckout(ctx, home); err != nil {
+			return usageError(cmd, "--evita-home: %s", strings.TrimPrefix(err.Error(), "bisect: "))
+		}
+	}
+	return nil
 }
 
 // historySeriesFlags are ab's series flags, for --confirm and --bisect.
@@ -123,10 +162,19 @@ func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
 	where := history.Placement{Repo: cmd.String("evita-home"), Rev: cmd.String("rev"), Ref: cmd.String("ref")}
 	if cmd.IsSet("order") {
 		o := cmd.Int("order")
+		if o < 0 {
+			return usageError(cmd, "--order %d: a place in a branch is 0 or more", o)
+		}
 		where.Order = &o
 	}
 	if where.Repo == "" && where.Order == nil {
 		return usageError(cmd, "--evita-home (the checkout the builds come from) or --order (their place in the branch) is needed to place the runs")
+	}
+	if where.Repo != "" && where.Order != nil {
+		return usageError(cmd, "--evita-home places the runs by their commit's place in the checkout, --order by hand: give one")
+	}
+	if err := checkHome(ctx, cmd); err != nil {
+		return err
 	}
 	var dirs []string
 	for _, a := range args[1:] {
@@ -137,20 +185,34 @@ func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
 		dirs = append(dirs, runs...)
 	}
 	var points []history.Point
+	builds := map[string]bool{}
 	for _, d := range dirs {
 		run, err := runfmt.Open(d)
 		if err != nil {
 			return withCode(exitFailed, err)
 		}
+		builds[run.Manifest.Build.Label] = true
 		p, err := history.PointOf(ctx, run, where)
 		if err != nil {
 			return withCode(exitFailed, err)
 		}
 		points = append(points, p)
 	}
+	if (where.Rev != "" || where.Order != nil) && len(builds) > 1 {
+		return usageError(cmd, "the runs are of %d builds (%s): --rev and --order place one build; add each build's runs on their own",
+			len(builds), strings.Join(slices.Sorted(maps.Keys(builds)), ", "))
+	}
 	st, err := history.Open(args[0], true)
 	if err != nil {
 		return withCode(exitFailed, err)
+	}
+	had, err := st.Points()
+	if err != nil { // a damaged history, as history reads it
+		return withCode(exitRefused, err)
+	}
+	lines := map[string]bool{}
+	for _, p := range had {
+		lines[p.Line] = true
 	}
 	added, err := st.Add(points, time.Now())
 	if err != nil {
@@ -163,6 +225,10 @@ func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
 			tag = " " + p.Build.Tag
 		}
 		fmt.Fprintf(w, "added %s: build %s%s (order %d) in line %s: %s\n", p.Run.Dir, p.Build.Short(), tag, p.Build.Order, p.Line, p.File())
+		if !lines[p.Line] && len(lines) > 0 {
+			fmt.Fprintf(w, "  line %s is new: no line of the history had this run's conditions (warmstat history %s names how the lines differ)\n", p.Line, args[0])
+		}
+		lines[p.Line] = true
 	}
 	return nil
 }
@@ -241,6 +307,12 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cmd.Bool("bisect") && cmd.String("evita-home") == "" {
 		return usageError(cmd, "--bisect builds the commits between two builds: it needs --evita-home (their checkout)")
+	}
+	if err := checkAlpha(cmd); err != nil {
+		return err
+	}
+	if err := checkHome(ctx, cmd); err != nil {
+		return err
 	}
 	dir := cmd.Args().First()
 	root := cmd.String("evita-home")
@@ -468,6 +540,15 @@ func runSelf(ctx context.Context, cmd *cli.Command, self string, args []string) 
 func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return usageError(cmd, "give the history: warmstat history publish HISTORY --out SITE")
+	}
+	if cmd.String("out") == "" {
+		return usageError(cmd, "--out SITE: the directory to publish the page into")
+	}
+	if err := checkAlpha(cmd); err != nil {
+		return err
+	}
+	if err := checkHome(ctx, cmd); err != nil {
+		return err
 	}
 	dir := cmd.Args().First()
 	_, lines, err := analyseHistory(ctx, dir, cmd.String("evita-home"), cmd.Float("cp-alpha"))

@@ -153,3 +153,94 @@ func browse(t *testing.T, page, png string) (string, []string) {
 	}
 	return string(dom), console
 }
+
+// What history add refuses so that no point stands under the wrong build or twice: one
+// order for runs of two builds, an order beside a checkout, a negative order, two builds
+// at one order, a run whose files were rewritten (its run id and start are the same),
+// a history holding one run twice (a merge of two copies), a bad significance, publish
+// without a site; and two adds making one new history at once both land.
+func TestHistoryAddRefusals(t *testing.T) {
+	tmp := t.TempDir()
+	runs := writeLine(t, filepath.Join(tmp, "runs"), 4, 2)
+	hist := filepath.Join(tmp, "hist")
+	series := filepath.Join(tmp, "series")
+	for side, r := range map[string]string{"A": runs[0], "B": runs[3]} {
+		if err := os.CopyFS(filepath.Join(series, side, "run-1"), os.DirFS(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{series, "--order", "1"}, 2, "the runs are of 2 builds (c01, c04)"},
+		{[]string{runs[0], "--order", "1", "--evita-home", tmp}, 2, "give one"},
+		{[]string{runs[0], "--order", "-3"}, 2, "0 or more"},
+		{[]string{runs[0], "--evita-home", filepath.Join(tmp, "nope")}, 2, "--evita-home: "},
+	} {
+		if _, stderr, code := runCLI(t, append([]string{"history", "add", hist}, c.args...)...); code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("history add %v: %d %s, want %d %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(hist); err == nil {
+		t.Fatal("a refused add made the history")
+	}
+	if _, stderr, code := runCLI(t, "history", "add", hist, runs[0], "--order", "1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := runCLI(t, "history", "add", hist, runs[1], "--order", "1"); code != 1 || !strings.Contains(stderr, "two builds at one place") {
+		t.Errorf("a second build at order 1: %d %s", code, stderr)
+	}
+	// the same run, its manifest rewritten (re-indented): the same run id and start
+	copied := filepath.Join(tmp, "copy")
+	os.MkdirAll(copied, 0o755)
+	var m map[string]any
+	b, _ := os.ReadFile(filepath.Join(runs[0], "manifest.json"))
+	json.Unmarshal(b, &m)
+	b2, _ := json.MarshalIndent(m, "", "    ")
+	os.WriteFile(filepath.Join(copied, "manifest.json"), b2, 0o644)
+	e, _ := os.ReadFile(filepath.Join(runs[0], "entities.csv"))
+	os.WriteFile(filepath.Join(copied, "entities.csv"), e, 0o644)
+	if _, stderr, code := runCLI(t, "history", "add", hist, copied, "--order", "1"); code != 1 || !strings.Contains(stderr, "its files rewritten") {
+		t.Errorf("a rewritten copy: %d %s", code, stderr)
+	}
+	// a merge of two copies of the history that each added the run
+	files, _ := filepath.Glob(filepath.Join(hist, "points", "*", "*.json"))
+	dup := strings.Replace(files[0], ".json", "x.json", 1)
+	b, _ = os.ReadFile(files[0])
+	os.WriteFile(dup, b, 0o644)
+	if _, stderr, code := runCLI(t, "history", hist); code != 3 || !strings.Contains(stderr, "is held by") || !strings.Contains(stderr, files[0]) {
+		t.Errorf("a run held twice: %d %s", code, stderr)
+	}
+	os.Remove(dup)
+	if _, stderr, code := runCLI(t, "history", hist, "--cp-alpha", "0"); code != 2 || !strings.Contains(stderr, "--cp-alpha") {
+		t.Errorf("--cp-alpha 0: %d %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "history", "publish", hist); code != 2 || strings.Count(stderr, "\n") > 2 {
+		t.Errorf("publish without --out: %d %s", code, stderr)
+	}
+	// two adds making one new history at once
+	for trial := range 5 {
+		h := filepath.Join(tmp, fmt.Sprintf("race%d", trial))
+		errs := make(chan string, 2)
+		for i := range 2 {
+			go func() {
+				_, stderr, code := runCLI(t, "history", "add", h, runs[i], "--order", fmt.Sprint(i+1))
+				if code != 0 {
+					errs <- stderr
+					return
+				}
+				errs <- ""
+			}()
+		}
+		for range 2 {
+			if e := <-errs; e != "" {
+				t.Fatalf("two adds making one history: %s", e)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(h, "points", "*", "*.json")); len(files) != 2 {
+			t.Fatalf("%d points after two adds at once", len(files))
+		}
+	}
+}

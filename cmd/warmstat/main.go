@@ -93,7 +93,7 @@ func usageCode(cmd *cli.Command) int {
 // optionFlags name the flag behind each analyze option.
 var optionFlags = map[string]string{
 	"ThresholdPct": "--threshold", "Resamples": "--resamples", "Method": "--method", "Quantiles": "--quantiles",
-	"AllowMismatch": "--allow-mismatch", "Gates": "--gate", "MinRuns": "--min-runs", "MaxRuns": "--max-runs", "AlphaPct": "--alpha", "Block": "--block", "Collection": "--collection",
+	"AllowMismatch": "--allow-mismatch", "Gates": "--gate", "Watch": "--watch", "MinRuns": "--min-runs", "MaxRuns": "--max-runs", "AlphaPct": "--alpha", "Block": "--block", "Collection": "--collection",
 }
 
 // action maps what a command's packages return to exit codes and flag hints: an
