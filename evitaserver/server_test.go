@@ -239,7 +239,7 @@ func TestPortRaceIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop(30 * time.Second)
-	if handed != 2 || s.Addr == taken.Addr().String() {
+	if handed < 2 || s.Addr == taken.Addr().String() { // more than 2 when a busy machine made another start fail too: still retried
 		t.Fatalf("ports handed: %d, the server on %s (the taken one %s)", handed, s.Addr, taken.Addr())
 	}
 	if mine, known := evitaserver.ListensOn(s.Pid(), port); !known || mine {

@@ -107,7 +107,7 @@ func (s *Store) make(now time.Time) error {
 // Build is what a point was measured of: a commit and where it stands.
 type Build struct {
 	Commit string    `json:"commit"`          // the full hash ("" for a build known only by version)
-	Order  int       `json:"order"`           // its place in the branch: its ancestors' count (git rev-list --count)
+	Order  int       `json:"order"`           // its place in the branch: git rev-list --count (the commit and its ancestors)
 	Date   time.Time `json:"date"`            // its committer date
 	Tag    string    `json:"tag,omitempty"`   // a release tag pointing at it
 	Label  string    `json:"label"`           // the run's build label

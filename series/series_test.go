@@ -277,3 +277,14 @@ func TestSeriesDoesNotWaitForWatched(t *testing.T) {
 		t.Fatalf("the watched goLive at the end: %+v", watched)
 	}
 }
+
+// A plan read back from its state file (an empty list omitted) is the plan the same
+// flags give (an empty list): the same command continues its series.
+func TestPlanEmptyListsAreNone(t *testing.T) {
+	if d := (Plan{Gates: []string{"Product/mean"}}).differs(Plan{Gates: []string{"Product/mean"}, Watch: []string{}}); d != "" {
+		t.Fatalf("an empty watch list differs from none: %s", d)
+	}
+	if d := (Plan{Watch: []string{"Product/alloc"}}).differs(Plan{}); !strings.HasPrefix(d, "watch: ") {
+		t.Fatalf("a watched metric dropped: %q", d)
+	}
+}

@@ -216,7 +216,11 @@ func (p Plan) differs(q Plan) string {
 	}
 	a, b := reflect.ValueOf(p), reflect.ValueOf(q)
 	for i := range a.NumField() {
-		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Kind() == reflect.Slice && fa.Len() == 0 && fb.Len() == 0 {
+			continue // none, as the state file reads it back (omitted) or as the flags give it (empty)
+		}
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
 			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("json"), ",")
 			return fmt.Sprintf("%s: %v then, %v now", name, a.Field(i).Interface(), b.Field(i).Interface())
 		}

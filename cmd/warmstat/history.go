@@ -58,7 +58,7 @@ func historyCommand() *cli.Command {
 				Name:      "add",
 				Usage:     "add runs (or every run of series) to a history, each under its build",
 				ArgsUsage: "HISTORY RUN|SERIES...",
-				Description: "Records each run under its build — commit, its place in the branch (its ancestors' count), its date and any\n" +
+				Description: "Records each run under its build — commit, its place in the branch (git rev-list --count), its date and any\n" +
 					"release tag — found in --evita-home: the commit the run's server was built from (a checkout's HEAD, a jar's\n" +
 					"recorded commit, the one load --commit gave) or --rev. Without a checkout give --order. A run measured under\n" +
 					"other conditions than a line's (heaps, workload, target mode, machine, JVM, ...) starts a line of its own; a\n" +
