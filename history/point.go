@@ -156,7 +156,7 @@ func buildOf(ctx context.Context, m *runfmt.Manifest, where Placement) (Build, e
 			same = errA == nil && errC == nil && a.Hash == c.Hash
 		}
 		if !same {
-			return b, fmt.Errorf("it records its build's commit %s, and --rev %s names another: --rev is for runs that record none", commit, where.Rev)
+			return b, fmt.Errorf("it records its build's commit %s, and the commit given for it, %s, is another: a commit is given only for runs that record none", commit, where.Rev)
 		}
 	}
 	if commit == "" {
