@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,4 +192,60 @@ func TestPointOfRefuses(t *testing.T) {
 		t.Errorf("an aborted run: %v", err)
 	}
 	_ = math.Pi
+}
+
+// Builds placed by a checkout: two commits of parallel branches share a count (both
+// are added, and the checkout's topology orders them), a commit given for a run that
+// records none places it, and one that contradicts a recorded commit is refused.
+func TestPlacedByACheckout(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", root, "-c", "user.name=Ann", "-c", "user.email=ann@example.org"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	commit := func(msg string) string {
+		os.WriteFile(filepath.Join(root, "f"), []byte(msg), 0o644)
+		git("add", ".")
+		git("commit", "-q", "-m", msg)
+		return git("rev-parse", "HEAD")
+	}
+	commit("a")
+	git("checkout", "-q", "-b", "side")
+	side := commit("b on a branch")
+	git("checkout", "-q", "main")
+	main := commit("c on main")
+	dirs := synthLine(t, t.TempDir(), 2, 9, 1, nil)
+	var points []Point
+	for i, rev := range []string{side, main} {
+		run, _ := runfmt.Open(dirs[i])
+		p, err := PointOf(context.Background(), run, Placement{Repo: root, Rev: rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = append(points, p)
+	}
+	if points[0].Build.Order != points[1].Build.Order || points[0].Build.Placed != "checkout" {
+		t.Fatalf("two branches' commits: orders %d and %d, placed %q", points[0].Build.Order, points[1].Build.Order, points[0].Build.Placed)
+	}
+	st, err := Open(filepath.Join(t.TempDir(), "h"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(points, time.Now()); err != nil {
+		t.Fatalf("two commits sharing a count: %v", err)
+	}
+	// a run that records a commit: another given for it is refused
+	rec := synthLine(t, t.TempDir(), 1, 9, 1, func(m *runfmt.Manifest) { m.Build.Commit = main })
+	run, _ := runfmt.Open(rec[0])
+	if _, err := PointOf(context.Background(), run, Placement{Repo: root, Rev: side}); err == nil || !strings.Contains(err.Error(), "is another") {
+		t.Errorf("a commit given against the recorded one: %v", err)
+	}
+	if p, err := PointOf(context.Background(), run, Placement{Repo: root, Rev: main[:8]}); err != nil || p.Build.Commit != main {
+		t.Errorf("the recorded commit given again, short: %+v %v", p.Build, err)
+	}
 }

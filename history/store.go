@@ -243,7 +243,7 @@ func cleanName(s string) string {
 
 // placeable refuses points that would put a line's builds in a wrong order: a line
 // placed by its checkout and by hand at once (their orders are not comparable), and two
-// builds at one order.
+// builds at one order given by hand.
 func placeable(have, adding []Point) error {
 	type at struct {
 		line  string
@@ -257,7 +257,9 @@ func placeable(have, adding []Point) error {
 		}
 		placed[p.Line] = p
 		k := at{p.Line, p.Build.Order}
-		if q, ok := builds[k]; ok && (q.Build.Commit != p.Build.Commit || q.Build.Label != p.Build.Label) {
+		// commits counted in a checkout may share a count on two branches (the history
+		// orders them by the checkout's topology); orders given by hand may not
+		if q, ok := builds[k]; ok && p.Build.Placed == "order" && (q.Build.Commit != p.Build.Commit || q.Build.Label != p.Build.Label) {
 			return fmt.Errorf("run %s (build %s) is at order %d, where line %s has build %s already (%s): two builds at one place",
 				p.Run.Dir, p.Build.Short(), p.Build.Order, p.Line, q.Build.Short(), cmp.Or(q.file, q.Run.Dir))
 		}
