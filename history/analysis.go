@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -152,13 +153,21 @@ const (
 // the same replaces it).
 func (s *Store) SaveConfirmation(c Confirmation) error {
 	c.Schema = ConfirmationSchema
-	return runfmt.WriteJSONAtomic(filepath.Join(s.Dir, confirmDir, c.Line, fmt.Sprintf("%s-%s-%s.json", c.Metric, c.Before.Short(), c.After.Short())), c)
+	return saveJSON(filepath.Join(s.Dir, confirmDir, c.Line, fmt.Sprintf("%s-%s-%s.json", c.Metric, c.Before.Short(), c.After.Short())), c)
 }
 
 // SaveBisection records b.
 func (s *Store) SaveBisection(b Bisection) error {
 	b.Schema = BisectionSchema
-	return runfmt.WriteJSONAtomic(filepath.Join(s.Dir, bisectDir, b.Line, fmt.Sprintf("%s-%s-%s.json", b.Metric, b.Before.Short(), b.After.Short())), b)
+	return saveJSON(filepath.Join(s.Dir, bisectDir, b.Line, fmt.Sprintf("%s-%s-%s.json", b.Metric, b.Before.Short(), b.After.Short())), b)
+}
+
+// saveJSON writes v whole into path, making its directory (a line's first record).
+func saveJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return runfmt.WriteJSONAtomic(path, v)
 }
 
 // Confirmations and Bisections read what was recorded for line.

@@ -249,3 +249,30 @@ func TestPlacedByACheckout(t *testing.T) {
 		t.Errorf("the recorded commit given again, short: %+v %v", p.Build, err)
 	}
 }
+
+// What --confirm and --bisect found is kept (the line's first record makes its
+// directory) and read back whole.
+func TestConfirmationsAndBisectionsAreKept(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "h"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := -10.7
+	before, after := Build{Commit: "775cde35495390e47c6302593ec02db4a94b1849", Label: "a"}, Build{Commit: "50ed1015f87e4633724f74ed58049e689d32bf3b", Label: "b"}
+	if err := st.SaveConfirmation(Confirmation{Line: "l1", Metric: FigureProductMean, Before: before, After: after, Gate: "Product/mean_adj",
+		Verdict: analyze.Faster, DeltaPct: &d, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveBisection(Bisection{Line: "l1", Metric: FigureProductMean, Before: before, After: after, Outcome: "culprit",
+		Culprits: []Culprit{{Commit: after.Commit, DeltaPct: &d}}}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := st.Confirmations("l1")
+	if err != nil || len(cs) != 1 || !cs[0].Confirmed || *cs[0].DeltaPct != d {
+		t.Fatalf("confirmations: %+v %v", cs, err)
+	}
+	bs, err := st.Bisections("l1")
+	if err != nil || len(bs) != 1 || bs[0].Culprits[0].Commit != after.Commit {
+		t.Fatalf("bisections: %+v %v", bs, err)
+	}
+}
