@@ -95,7 +95,7 @@ func sortedKeys(m map[string]string) []string {
 // chart geometry
 const (
 	chartW, chartH         = 1000, 300
-	padL, padR, padT, padB = 70, 20, 20, 40
+	padL, padR, padT, padB = 70, 45, 20, 40 // room for the last build's centred label
 )
 
 // writeSeriesFigure is one metric's chart with its description and change points.
@@ -149,17 +149,10 @@ func writeSeriesFigure(b *strings.Builder, l LineJSON, s SeriesJSON, id string) 
 		if i > 0 && i+step > n-1 && i != n-1 {
 			continue // too close to the last, which is named below
 		}
-		anchor := "middle"
-		switch {
-		case i == 0 && n > 1:
-			anchor = "start"
-		case i == n-1 && n > 1:
-			anchor = "end"
-		}
-		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>\n", xOf(i), chartH-padB+16, anchor, e(l.Builds[i].Short()))
+		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xOf(i), chartH-padB+16, e(l.Builds[i].Short()))
 	}
 	if n > 1 && (n-1)%step != 0 {
-		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s</text>\n", xOf(n-1), chartH-padB+16, e(l.Builds[n-1].Short()))
+		p("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", xOf(n-1), chartH-padB+16, e(l.Builds[n-1].Short()))
 	}
 	p("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">builds, oldest first</text>\n", padL+(chartW-padL-padR)/2, chartH-6)
 	// the levels between change points (geometric means of the segments' figures)

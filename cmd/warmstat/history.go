@@ -355,6 +355,7 @@ func followChangePoints(ctx context.Context, cmd *cli.Command, st *history.Store
 					if err != nil {
 						return err
 					}
+					c.Series = inHistory(st.Dir, c.Series)
 					if err := st.SaveConfirmation(c); err != nil {
 						return err
 					}
@@ -385,6 +386,7 @@ func followChangePoints(ctx context.Context, cmd *cli.Command, st *history.Store
 					if err != nil {
 						return err
 					}
+					b.Dir = inHistory(st.Dir, b.Dir)
 					if err := st.SaveBisection(b); err != nil {
 						return err
 					}
@@ -587,4 +589,13 @@ func claimSite(dir string) error {
 		return err
 	}
 	return os.WriteFile(mark, []byte("made by warmstat history publish\n"), 0o644)
+}
+
+// inHistory is a directory under the history as the history records it: relative to
+// it, so that a history moved, cloned or published names no path of this machine.
+func inHistory(hist, dir string) string {
+	if rel, err := filepath.Rel(hist, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return dir
 }
