@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -153,7 +154,7 @@ func WriteHistory(w io.Writer, h *HistoryJSON, f Format) error {
 // conditionsLine lists a line's conditions, the ones every run has in the same way.
 func conditionsLine(c map[string]string) string {
 	var parts []string
-	for _, k := range slices.Sorted(mapKeys(c)) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
 		parts = append(parts, k+"="+c[k])
 	}
 	return "conditions: " + strings.Join(parts, ", ")
@@ -162,27 +163,17 @@ func conditionsLine(c map[string]string) string {
 // differsLine names the conditions that set a line apart from the first.
 func differsLine(first, c map[string]string) string {
 	var parts []string
-	for _, k := range slices.Sorted(mapKeys(c)) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
 		if first[k] != c[k] {
 			parts = append(parts, fmt.Sprintf("%s=%s (line 1: %s)", k, c[k], cmp.Or(first[k], "none")))
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(first)) {
+	for _, k := range slices.Sorted(maps.Keys(first)) {
 		if _, ok := c[k]; !ok {
 			parts = append(parts, fmt.Sprintf("%s none (line 1: %s)", k, first[k]))
 		}
 	}
 	return "another line than line 1 by: " + strings.Join(parts, ", ")
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // seriesWords is a metric's change points in words, each with what confirmed and

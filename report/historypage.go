@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -38,7 +40,7 @@ func WriteHistoryPage(w io.Writer, h *HistoryJSON, generated time.Time) error {
 		p("<section id=\"%s\" aria-labelledby=\"%s-h\" data-line=\"%s\">\n", lid, lid, e(l.Key))
 		p("<h2 id=\"%s-h\">Line %d: %s, %s</h2>\n", lid, li+1, Plural(len(l.Builds), "build"), Plural(runs, "run"))
 		p("<details><summary>Conditions every run of this line shares (%s)</summary>\n<dl class=\"conditions\">\n", e(l.Key))
-		for _, k := range sortedKeys(l.Conditions) {
+		for _, k := range slices.Sorted(maps.Keys(l.Conditions)) {
 			p("<dt>%s</dt><dd>%s</dd>\n", e(k), e(l.Conditions[k]))
 		}
 		p("</dl>\n</details>\n")
@@ -76,21 +78,6 @@ td.commit{font-family:ui-monospace,monospace}
 ol.cps li{margin:.4rem 0}.confirmed{color:#1a7f37}.unconfirmed{color:#9a6700}
 a{color:#0969da}a:focus{outline:2px solid #0969da;outline-offset:2px}
 `
-
-func sortedKeys(m map[string]string) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := range ks {
-		for j := i + 1; j < len(ks); j++ {
-			if ks[j] < ks[i] {
-				ks[i], ks[j] = ks[j], ks[i]
-			}
-		}
-	}
-	return ks
-}
 
 // chart geometry
 const (
