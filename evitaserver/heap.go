@@ -77,19 +77,53 @@ func parseHeapInfo(out string) (int64, error) {
 }
 
 // Heap sizing from production: its full catalog (386,369 entities, 12.87 GB live heap)
-// loads into a 23 GiB writer heap. A catalog seeded at scale s is built to cost s of
-// that, so it gets 23 GiB × s, plus 1 GiB for the server's own baseline and the
-// headroom a small heap needs.
+// loads into a 23 GiB writer heap. A catalog of n entities is a share n / 386,369 of
+// production's size, so it gets 23 GiB × that share, plus 1 GiB for the server's own
+// baseline and the headroom a small heap needs. The share is counted in entities, the
+// catalog's own size: a seed --scale is a fraction of production only for the built-in
+// profile, and of the shape's own catalog for a measured shape.
 const (
 	ProductionWriterHeap int64 = 23 << 30
+	ProductionEntities   int64 = 386_369
 	heapBase             int64 = 1 << 30
 	heapStep             int64 = 256 << 20 // heaps are proposed in whole steps
 )
 
-// HeapForScale is the heap warmstat proposes for a server holding a catalog seeded at
-// scale s: 23 GiB × s + 1 GiB, rounded up to a 256 MiB step.
-func HeapForScale(s float64) int64 {
-	return roundUp(int64(float64(ProductionWriterHeap)*s) + heapBase)
+// ProductionShare is a catalog of the given entities as a share of production's.
+func ProductionShare(entities int64) float64 {
+	return float64(entities) / float64(ProductionEntities)
+}
+
+// HeapForShare is the heap warmstat proposes for a server holding a catalog of the
+// given share of production's size: 23 GiB × share + 1 GiB, rounded up to a 256 MiB
+// step. A snapshot or workload of a warmstat before catalogs recorded their own size
+// passes its seed scale here, as it always did.
+func HeapForShare(share float64) int64 {
+	return roundUp(int64(float64(ProductionWriterHeap)*share) + heapBase)
+}
+
+// The built-in catalog costs about liveBase + livePerShare × x + liveQuad × x² of live
+// heap at x = its share of production's entities, a fit (weighted by 1/live, every
+// point within 0.9 %) of five measurements: the seeding server's used heap after a full
+// collection, catalog ALIVE, on evitaDB 2026.2.3 at scales 0.01, 0.02, 0.05 and 0.1
+// (283, 415, 834 and 1,562 MiB; docs/seed.md), and the writer's at scale 1.0 on
+// 2026.2.2, 19.40 GB (18,501 MiB) after the full collection its goLive ran into
+// (docs/measuring.md, 2026-12-03). The small scales alone extrapolated linearly to
+// 14.3 GiB at scale 1, a quarter too little: a scale-1.0 replay into the 21g heap that
+// estimate allowed loaded, then died in goLive. Between 0.1 and 1.0 the curve is an
+// interpolation, not a measurement. Production's catalog costs 12.87 GB at scale 1; an
+// empty server about 50 MB.
+const (
+	liveBase     int64 = 145 << 20
+	livePerShare int64 = 13_590 << 20
+	liveQuad     int64 = 4_775 << 20
+)
+
+// BuiltInLiveHeap is the live heap the built-in catalog of the given entities holds
+// (the fit above): the measured cost per entity every estimate starts from.
+func BuiltInLiveHeap(entities int64) int64 {
+	x := ProductionShare(entities)
+	return liveBase + int64(float64(livePerShare)*x+float64(liveQuad)*x*x)
 }
 
 func roundUp(b int64) int64 { return (b + heapStep - 1) / heapStep * heapStep }

@@ -98,6 +98,20 @@ type Snapshot struct {
 	// LiveHeapBytes is the writing server's used heap after a full collection, with the
 	// catalog ALIVE: what holding this catalog costs. Null when it could not be measured.
 	LiveHeapBytes *int64 `json:"live_heap_bytes"`
+	// Size is the catalog's own size, what its heaps are chosen from; nil in a snapshot
+	// of a warmstat before it was recorded, whose seed scale is then read as a share of
+	// production, as it always was.
+	Size *CatalogSize `json:"size,omitempty"`
+}
+
+// CatalogSize is a catalog's own size as recorded where it is made (seed --pristine):
+// its entities, their share of production's (what a heap is proposed from, HeapForShare)
+// and the live heap estimated for them before the catalog existed.
+type CatalogSize struct {
+	Entities               int64   `json:"entities"`
+	ProductionShare        float64 `json:"production_share"`
+	LiveHeapEstimateBytes  int64   `json:"live_heap_estimate_bytes"`
+	LiveHeapEstimateSource string  `json:"live_heap_estimate_source"`
 }
 
 // SnapshotSeed are the seed arguments that reproduce a snapshot's content.
@@ -172,6 +186,8 @@ func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: field catalog: %q, but the snapshot directory is %q", path, s.Catalog, catalog)
 	case s.LiveHeapBytes != nil && *s.LiveHeapBytes <= 0:
 		return nil, fmt.Errorf("%s: field live_heap_bytes: %d is not a heap size", path, *s.LiveHeapBytes)
+	case s.Size != nil && !(s.Size.ProductionShare > 0):
+		return nil, fmt.Errorf("%s: field size.production_share: %g is not a share of production's size", path, s.Size.ProductionShare)
 	case s.Seed != nil && s.Seed.Scale <= 0:
 		return nil, fmt.Errorf("%s: field seed.scale: %g is not a scale", path, s.Seed.Scale)
 	}

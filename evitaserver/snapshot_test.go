@@ -15,7 +15,8 @@ func TestSnapshotMetadataRoundTripAndRefusals(t *testing.T) {
 	dir := t.TempDir()
 	live := int64(300 << 20)
 	s := &Snapshot{Catalog: "shop", Created: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Server: &runfmt.ServerBuild{Source: "release", Version: "2026.2.3"},
-		StorageCompress: true, Entities: 10, Counts: map[string]int{"Product": 10}, Seed: &SnapshotSeed{Scale: 0.01, Seed: 1, ProfileSHA256: "ab"}, LiveHeapBytes: &live}
+		StorageCompress: true, Entities: 10, Counts: map[string]int{"Product": 10}, Seed: &SnapshotSeed{Scale: 0.01, Seed: 1, ProfileSHA256: "ab"}, LiveHeapBytes: &live,
+		Size: &CatalogSize{Entities: 10, ProductionShare: ProductionShare(10), LiveHeapEstimateBytes: 150 << 20, LiveHeapEstimateSource: "a test"}}
 	if err := WriteSnapshot(dir, s); err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +34,7 @@ func TestSnapshotMetadataRoundTripAndRefusals(t *testing.T) {
 		{strings.Replace(string(good), `"catalog": "shop"`, `"catalog": "other"`, 1), `field catalog: "other", but the snapshot directory is "shop"`},
 		{strings.Replace(string(good), `"live_heap_bytes": 314572800`, `"live_heap_bytes": -1`, 1), "field live_heap_bytes: -1 is not a heap size"},
 		{strings.Replace(string(good), `warmstat.snapshot/v1`, `warmstat.snapshot/v9`, 1), `field schema: "warmstat.snapshot/v9"`},
+		{strings.Replace(string(good), `"production_share": 0.`, `"production_share": -0.`, 1), "field size.production_share: -2.5"},
 	} {
 		os.WriteFile(SnapshotFile(dir, "shop"), []byte(c.edit), 0o644)
 		if _, err := ReadSnapshot(dir, "shop"); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -42,11 +44,15 @@ func TestSnapshotMetadataRoundTripAndRefusals(t *testing.T) {
 }
 
 func TestHeapSizing(t *testing.T) {
-	if h := HeapForScale(0.1); h < 23<<30/10+1<<30 || h > 23<<30/10+1<<30+heapStep {
-		t.Fatalf("scale 0.1: %d", h)
+	if h := HeapForShare(0.1); h < 23<<30/10+1<<30 || h > 23<<30/10+1<<30+heapStep {
+		t.Fatalf("share 0.1: %d", h)
 	}
-	if h := HeapForScale(1); h != 24<<30 {
-		t.Fatalf("scale 1: %d", h)
+	if h := HeapForShare(ProductionShare(ProductionEntities)); h != 24<<30 {
+		t.Fatalf("production's size: %d", h)
+	}
+	// a catalog of 1,937 entities (a real shop, 1/200 of production): 1.25 GiB, not 24
+	if h := HeapForShare(ProductionShare(1_937)); h != 1280<<20 {
+		t.Fatalf("1,937 entities: %d", h)
 	}
 	if n := NeedHeap(1 << 30); n <= 1<<30 || n%heapStep != 0 {
 		t.Fatalf("need %d", n)

@@ -66,6 +66,16 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 	if ec.Server != nil {
 		h.Server, _ = json.Marshal(ec.Server)
 	}
+	var entities int64 // the catalog a replay builds: the collections read, each capped
+	for _, name := range sp.order {
+		n := m.Dataset.SourceCounts[name]
+		if c.MaxPerCollection > 0 {
+			n = min(n, int64(c.MaxPerCollection))
+		}
+		entities += n
+	}
+	share := evitaserver.ProductionShare(entities)
+	h.ProductionShare = &share
 	w, err := workload.Create(ec.Out, h, sp.catalog, sp.schemas)
 	if err != nil {
 		return nil, err
@@ -181,6 +191,9 @@ func SpawnExtract(ctx context.Context, sc SpawnConfig, ec ExtractConfig) (info *
 	snap, err := snapshotSettings(&sc, "reader") // an extraction starts no writer
 	if err != nil {
 		return nil, err
+	}
+	if sc.HeapNote != "" && ec.Progress != nil {
+		fmt.Fprintf(ec.Progress, "note: %s\n", sc.HeapNote)
 	}
 	createdWork, err := prepareWork(sc.WorkDir, map[string]int64{"reader": sc.ReaderHeap})
 	if err != nil {

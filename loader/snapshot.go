@@ -13,10 +13,10 @@ import (
 // snapshotSettings reads the pristine snapshot's metadata and settles what depends on
 // it: the reader opens the snapshot with the snapshot's own storage.compress (the
 // writer's is a measurement condition and stays sc.Compress); a heap not given (0) is
-// chosen from the snapshot — 23 GiB × scale + 1 GiB for a seeded one, never below its
-// measured need — and a heap given below that need is refused, naming it. Only the
-// heaps of the servers named (writer, reader) are settled: an extraction starts no
-// writer.
+// chosen from the snapshot — from its own size, 23 GiB × its entities' share of
+// production's + 1 GiB, never below its measured need — and a heap given below that
+// need is refused, naming it. Only the heaps of the servers named (writer, reader) are
+// settled: an extraction starts no writer.
 func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot, error) {
 	type heap struct {
 		name string
@@ -56,13 +56,20 @@ func snapshotSettings(sc *SpawnConfig, servers ...string) (*evitaserver.Snapshot
 		}
 	}
 	proposed := need
-	if info.Seed != nil {
-		proposed = max(need, evitaserver.HeapForScale(info.Seed.Scale))
+	switch {
+	case info.Size != nil:
+		proposed = max(need, evitaserver.HeapForShare(info.Size.ProductionShare))
+	case info.Seed != nil:
+		proposed = max(need, evitaserver.HeapForShare(info.Seed.Scale))
+		if slices.ContainsFunc(heaps, func(h heap) bool { return *h.heap == 0 }) {
+			sc.HeapNote = fmt.Sprintf("%s predates warmstat's record of a catalog's own size: its heaps come from its seed scale %g read as a share of production's size (%s), as before; seeding it again records its own",
+				evitaserver.SnapshotFile(sc.Pristine, sc.Catalog), info.Seed.Scale, runfmt.FormatBytesExact(&proposed))
+		}
 	}
 	for _, h := range heaps {
 		switch {
 		case *h.heap == 0 && proposed == 0:
-			return nil, fmt.Errorf("%s heap: the snapshot %s records neither a scale nor a live heap to choose one from", h.name, evitaserver.SnapshotFile(sc.Pristine, sc.Catalog))
+			return nil, fmt.Errorf("%s heap: the snapshot %s records neither its size nor a live heap to choose one from", h.name, evitaserver.SnapshotFile(sc.Pristine, sc.Catalog))
 		case *h.heap == 0:
 			*h.heap = proposed
 		case *h.heap < need:
@@ -106,12 +113,19 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 		}
 	}
 	proposed := need
-	if h.SnapshotScale != nil {
-		proposed = max(need, evitaserver.HeapForScale(*h.SnapshotScale))
+	switch {
+	case h.ProductionShare != nil:
+		proposed = max(need, evitaserver.HeapForShare(*h.ProductionShare))
+	case h.SnapshotScale != nil:
+		proposed = max(need, evitaserver.HeapForShare(*h.SnapshotScale))
+		if sc.ServerHeap == 0 {
+			sc.HeapNote = fmt.Sprintf("the workload predates warmstat's record of a catalog's own size: its writer's heap comes from its snapshot's scale %g read as a share of production's size (%s), as before",
+				*h.SnapshotScale, runfmt.FormatBytesExact(&proposed))
+		}
 	}
 	switch {
 	case sc.ServerHeap == 0 && proposed == 0:
-		return fmt.Errorf("the workload records neither its snapshot's scale nor its live heap: %w", ErrWriterHeapNeeded)
+		return fmt.Errorf("the workload records neither its catalog's size nor its live heap: %w", ErrWriterHeapNeeded)
 	case sc.ServerHeap == 0:
 		sc.ServerHeap = proposed
 	case sc.ServerHeap < need:

@@ -9,10 +9,12 @@ import (
 	"github.com/warmstat/warmstat/workload"
 )
 
-// Heaps not given are chosen from the snapshot (23 GiB × scale + 1 GiB, never below its
-// measured need); a heap below the need is refused naming both; a snapshot without
-// metadata is refused, since the reader could not know how to open it, unless the
-// user says how it is stored (--snapshot-compress) and gives the heaps.
+// Heaps not given are chosen from the snapshot's record of its own size (23 GiB × its
+// share of production's entities + 1 GiB, never below its measured need), or, in a
+// snapshot of an older warmstat, from its seed scale as before, saying so; a heap below
+// the need is refused naming both; a snapshot without metadata is refused, since the
+// reader could not know how to open it, unless the user says how it is stored
+// (--snapshot-compress) and gives the heaps.
 func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 	dir := t.TempDir()
 	live := int64(2 << 30)
@@ -26,8 +28,20 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	need := evitaserver.NeedHeap(live)
-	if want := max(need, evitaserver.HeapForScale(0.05)); sc.ServerHeap != want || sc.ReaderHeap != want {
-		t.Fatalf("chosen heaps %d %d, want %d", sc.ServerHeap, sc.ReaderHeap, want)
+	if want := max(need, evitaserver.HeapForShare(0.05)); sc.ServerHeap != want || sc.ReaderHeap != want ||
+		!strings.Contains(sc.HeapNote, "predates warmstat's record of a catalog's own size: its heaps come from its seed scale 0.05") {
+		t.Fatalf("chosen heaps %d %d, want %d; note %q", sc.ServerHeap, sc.ReaderHeap, want, sc.HeapNote)
+	}
+	// a measured shape of a shop of 1,937 entities regenerated at its own size (scale 1):
+	// its record, not the scale, sizes the heaps
+	small, sdir := int64(200<<20), t.TempDir()
+	if err := evitaserver.WriteSnapshot(sdir, &evitaserver.Snapshot{Catalog: "shop", Seed: &evitaserver.SnapshotSeed{Scale: 1}, LiveHeapBytes: &small,
+		Size: &evitaserver.CatalogSize{Entities: 1_937, ProductionShare: evitaserver.ProductionShare(1_937)}}); err != nil {
+		t.Fatal(err)
+	}
+	sc = SpawnConfig{Pristine: sdir, Catalog: "shop"}
+	if _, err := snapshotSettings(&sc, "reader"); err != nil || sc.ReaderHeap != 1280<<20 || sc.HeapNote != "" {
+		t.Fatalf("the shop's reader heap %d (want 1.25g), note %q: %v", sc.ReaderHeap, sc.HeapNote, err)
 	}
 	sc = SpawnConfig{Pristine: dir, Catalog: "shop", ServerHeap: need - 1}
 	_, err = snapshotSettings(&sc, "writer", "reader")
@@ -68,8 +82,16 @@ func TestReplayHeapFromTheEstimate(t *testing.T) {
 	scale, live := 0.05, int64(836<<20)
 	h := workload.Header{SnapshotScale: &scale, LiveHeapEstimateBytes: &live, LiveHeapEstimateSource: "estimated from the test"}
 	sc := SpawnConfig{}
-	if err := replayHeap(&sc, h); err != nil || sc.ServerHeap != max(evitaserver.NeedHeap(live), evitaserver.HeapForScale(scale)) {
-		t.Fatalf("chosen %d: %v", sc.ServerHeap, err)
+	if err := replayHeap(&sc, h); err != nil || sc.ServerHeap != max(evitaserver.NeedHeap(live), evitaserver.HeapForShare(scale)) ||
+		!strings.Contains(sc.HeapNote, "the workload predates") {
+		t.Fatalf("chosen %d, note %q: %v", sc.ServerHeap, sc.HeapNote, err)
+	}
+	// a workload recording its catalog's own size: a shape's at scale 1, a 1/200 of production
+	share := evitaserver.ProductionShare(1_937)
+	one := 1.0
+	sc = SpawnConfig{}
+	if err := replayHeap(&sc, workload.Header{SnapshotScale: &one, ProductionShare: &share}); err != nil || sc.ServerHeap != 1280<<20 || sc.HeapNote != "" {
+		t.Fatalf("chosen %d, note %q: %v", sc.ServerHeap, sc.HeapNote, err)
 	}
 	sc = SpawnConfig{ServerHeap: evitaserver.NeedHeap(live) - 256<<20}
 	var he *evitaserver.HeapError

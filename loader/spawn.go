@@ -29,6 +29,10 @@ type SpawnConfig struct {
 	ServerHeap int64  // 0: chosen from the snapshot's metadata
 	ReaderHeap int64  // 0: chosen from the snapshot's metadata
 	Compress   bool   // the writer's storage.compress (the reader follows the snapshot's)
+	// HeapNote is set when a heap not given was chosen from an older warmstat's record
+	// (its seed scale read as a share of production, not the catalog's own size): what
+	// the run says about it.
+	HeapNote string
 	// SnapshotCompress is the snapshot's storage.compress when it has no metadata file
 	// (made otherwise than by warmstat seed --pristine); the heaps must then be given.
 	SnapshotCompress *bool
@@ -102,6 +106,9 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		if err := replayHeap(&sc, c.Replay.Header()); err != nil {
 			return nil, err
 		}
+	}
+	if sc.HeapNote != "" {
+		c.warnf("note: %s\n", sc.HeapNote)
 	}
 	if sc.Embedded {
 		if live {

@@ -7,68 +7,103 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
-// The built-in profile's catalog costs about liveBase + livePerScale × s + liveQuad × s²
-// of live heap at scale s, a fit (weighted by 1/live, every point within 0.9 %) of five
-// measurements: the seeding server's used heap after a full collection, catalog ALIVE,
-// on evitaDB 2026.2.3 at scales 0.01, 0.02, 0.05 and 0.1 (283, 415, 834 and 1,562 MiB;
-// docs/seed.md), and the writer's at scale 1.0 on 2026.2.2, 19.40 GB (18,501 MiB) after
-// the full collection its goLive ran into (docs/measuring.md, 2026-12-03). The small
-// scales alone extrapolated linearly to 14.3 GiB at scale 1, a quarter too little: a
-// scale-1.0 replay into the 21g heap that estimate allowed loaded, then died in goLive.
-// Between 0.1 and 1.0 the curve is an interpolation, not a measurement. Production's
-// catalog costs 12.87 GB at scale 1; an empty server about 50 MB.
-const (
-	liveBase     int64 = 145 << 20
-	livePerScale int64 = 13_590 << 20
-	liveQuad     int64 = 4_775 << 20
-)
-
-// LiveHeapSourceAt says where LiveHeapAt's figure at scale s comes from, for a refusal
-// to quote: within the measured scales an estimate, above scale 1 an extrapolation.
-func LiveHeapSourceAt(s float64) string {
-	const measured = "the built-in profile's measured live heaps at scales 0.01 to 1.0"
-	if s > 1 {
-		return "extrapolated beyond scale 1.0 from " + measured
+// EntitiesAt is how many entities p's catalog has at scale s: what the generator makes.
+func EntitiesAt(p *Profile, s float64) int64 {
+	var n int64
+	for _, c := range p.Collections {
+		n += int64(c.CountAt(s))
 	}
-	return "estimated from " + measured
+	return n
 }
 
-// LiveHeapAt estimates the live heap of p's catalog at scale s. Only the built-in
-// profile has been measured: for another, ok is false.
-func LiveHeapAt(p *Profile, s float64) (live int64, ok bool) {
-	if p.Digest() != DefaultProfile().Digest() {
-		return 0, false
+// LiveEstimate is what p's catalog at a scale is estimated to hold live in a server,
+// and what the figure rests on.
+type LiveEstimate struct {
+	Entities int64
+	Bytes    int64
+	Source   string // for a message to quote
+	// Measured: the figure rests on a measurement of this profile's own catalog (the
+	// built-in one's fit, or a measured shape's source), so a heap below its need may be
+	// refused; otherwise it only proposes heaps.
+	Measured bool
+}
+
+// LiveHeapAt estimates the live heap of p's catalog at scale s from its own size, its
+// entities (liveEstimator).
+func LiveHeapAt(p *Profile, s float64) LiveEstimate { return liveEstimator(p)(EntitiesAt(p, s)) }
+
+// liveEstimator is p's estimate of a catalog's live heap from its entities. The
+// built-in profile's is the curve measured on it (evitaserver.BuiltInLiveHeap). A shape
+// whose source's live heap was measured (its snapshot's) follows that curve through its
+// source's point: the curve × measured / the curve at the source's entities. Any other
+// profile gets the built-in catalog's cost per entity, an estimate the seeded
+// snapshot's own measurement then replaces.
+func liveEstimator(p *Profile) func(n int64) LiveEstimate {
+	const measured = "the built-in catalog's live heaps measured at 0.01 to 1.0 of production's size"
+	m := p.Measured
+	switch {
+	case p.Digest() == defaultDigest:
+		return func(n int64) LiveEstimate {
+			e := LiveEstimate{Entities: n, Bytes: evitaserver.BuiltInLiveHeap(n), Measured: true, Source: "estimated from " + measured}
+			if evitaserver.ProductionShare(n) > 1 {
+				e.Source = "extrapolated beyond production's size from " + measured
+			}
+			return e
+		}
+	case m != nil && m.LiveHeapBytes != nil && m.Entities > 0:
+		ratio := float64(*m.LiveHeapBytes) / float64(evitaserver.BuiltInLiveHeap(m.Entities))
+		src := fmt.Sprintf("scaled from its source's %s live at %d entities along %s", runfmt.FormatSize(*m.LiveHeapBytes), m.Entities, measured)
+		return func(n int64) LiveEstimate {
+			return LiveEstimate{Entities: n, Bytes: int64(float64(evitaserver.BuiltInLiveHeap(n)) * ratio), Measured: true, Source: src}
+		}
 	}
-	return liveBase + int64(float64(livePerScale)*s+float64(liveQuad)*s*s), true
+	return func(n int64) LiveEstimate {
+		return LiveEstimate{Entities: n, Bytes: evitaserver.BuiltInLiveHeap(n),
+			Source: "at the built-in catalog's live heap per entity (this profile's own was never measured)"}
+	}
+}
+
+var defaultDigest = DefaultProfile().Digest()
+
+// HeapAt is the heap warmstat proposes for a server holding p's catalog at scale s:
+// 23 GiB × its share of production's entities + 1 GiB, never below its estimated need.
+func HeapAt(p *Profile, s float64) int64 {
+	e := LiveHeapAt(p, s)
+	return max(evitaserver.HeapForShare(evitaserver.ProductionShare(e.Entities)), evitaserver.NeedHeap(e.Bytes))
 }
 
 // LargestScaleFor is the largest scale, in hundredths, whose catalog of p a heap of the
-// given size holds by the heap rule (evitaserver.NeedHeap); ok is false for a profile
-// never measured, 0 when not even scale 0.01 fits.
-func LargestScaleFor(p *Profile, heap int64) (scale float64, ok bool) {
-	if _, ok := LiveHeapAt(p, 0); !ok {
-		return 0, false
-	}
-	best := 0
-	for h := 1; h <= 10_000; h++ { // need grows with scale: stop at the first that does not fit
-		live, _ := LiveHeapAt(p, float64(h)/100)
-		if evitaserver.NeedHeap(live) > heap {
+// given size holds by the heap rule (evitaserver.NeedHeap); 0 when not even scale 0.01
+// fits.
+func LargestScaleFor(p *Profile, heap int64) float64 {
+	best, live := 0, liveEstimator(p)
+	for h := 1; h <= 1_000; h++ { // need grows with scale: stop at the first that does not fit
+		if evitaserver.NeedHeap(live(EntitiesAt(p, float64(h)/100)).Bytes) > heap {
 			break
 		}
 		best = h
 	}
-	return float64(best) / 100, true
+	return float64(best) / 100
 }
 
-// checkHeap refuses a heap below what p's catalog at scale s needs, when that is known.
+// checkHeap refuses a heap below what p's catalog at scale s needs, when a measurement
+// says so (LiveEstimate.Measured).
 func checkHeap(server string, heap int64, p *Profile, s float64) error {
-	live, ok := LiveHeapAt(p, s)
-	if !ok {
+	e := LiveHeapAt(p, s)
+	if !e.Measured {
 		return nil
 	}
-	if need := evitaserver.NeedHeap(live); heap < need {
+	if need := evitaserver.NeedHeap(e.Bytes); heap < need {
 		return &evitaserver.HeapError{Server: server, Heap: heap, Need: need,
-			Why: fmt.Sprintf("the built-in profile at scale %g holds about %s live", s, runfmt.FormatSize(live))}
+			Why: fmt.Sprintf("its %d entities hold about %s live, %s", e.Entities, runfmt.FormatSize(e.Bytes), e.Source)}
 	}
 	return nil
+}
+
+// Size is the record of p's catalog at scale s that a snapshot or workload keeps: every
+// later heap for it is chosen from this, not from the scale.
+func Size(p *Profile, s float64) *evitaserver.CatalogSize {
+	e := LiveHeapAt(p, s)
+	return &evitaserver.CatalogSize{Entities: e.Entities, ProductionShare: evitaserver.ProductionShare(e.Entities),
+		LiveHeapEstimateBytes: e.Bytes, LiveHeapEstimateSource: e.Source}
 }

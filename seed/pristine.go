@@ -22,7 +22,7 @@ type PristineConfig struct {
 	Server  evitaserver.Source
 	Dir     string // the snapshot: Dir/<Catalog>/ and its metadata Dir/<Catalog>.snapshot.json
 	Catalog string
-	Heap    int64 // the seeding server's heap
+	Heap    int64 // the seeding server's heap; 0: HeapAt, from the catalog's own size
 	// Compress is the snapshot's storage.compress: recorded in its metadata, and a
 	// server opening the snapshot must use the same (evitaDB cannot read compressed
 	// records with compression off).
@@ -40,6 +40,9 @@ type PristineConfig struct {
 func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64, seed uint64) (st *Stats, err error) {
 	if err := p.Validate(); err != nil { // before any directory or server exists
 		return nil, err
+	}
+	if pc.Heap == 0 {
+		pc.Heap = HeapAt(p, scale)
 	}
 	if err := checkHeap("seeding server", pc.Heap, p, scale); err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func snapshotInfo(ctx context.Context, srv *evitaserver.Server, pc PristineConfi
 	build, _ := srv.Record()
 	info := &evitaserver.Snapshot{Catalog: pc.Catalog, Created: time.Now().UTC().Truncate(time.Second), Server: build,
 		StorageCompress: pc.Compress, Entities: st.Entities, Counts: maps.Clone(st.Counts),
-		Seed: &evitaserver.SnapshotSeed{Scale: scale, Seed: seed, ProfileSHA256: p.Digest()}}
+		Seed: &evitaserver.SnapshotSeed{Scale: scale, Seed: seed, ProfileSHA256: p.Digest()}, Size: Size(p, scale)}
 	if live, err := srv.LiveHeap(ctx); err == nil {
 		info.LiveHeapBytes = &live
 	}

@@ -38,8 +38,12 @@ type Measured struct {
 	// (its snapshot records it). Counts are divided by it, so that a shape of the
 	// scale-0.1 catalog regenerates at --scale 0.1 to its source's size; seed --shape
 	// uses it when no --scale is given.
-	Scale      float64 `json:"scale"`
-	Anonymised bool    `json:"anonymised,omitempty"`
+	Scale float64 `json:"scale"`
+	// LiveHeapBytes is the source catalog's live heap when it was measured (a seeded
+	// snapshot records it): a catalog generated from the shape is estimated along the
+	// built-in catalog's curve through this point, not at the built-in cost per entity.
+	LiveHeapBytes *int64 `json:"live_heap_bytes,omitempty"`
+	Anonymised    bool   `json:"anonymised,omitempty"`
 	// NotKept lists what the source's schema has and this vocabulary cannot say
 	// (sortable compounds, representative attributes, ...): the generated catalog lacks it.
 	NotKept []string `json:"not_kept,omitempty"`

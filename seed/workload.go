@@ -9,6 +9,7 @@ import (
 	baseprogress "github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evita/pb"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/workload"
 )
@@ -36,8 +37,11 @@ func WriteWorkload(ctx context.Context, path, catalog string, p *Profile, scale 
 	}
 	h := workload.Header{CreatedAt: time.Now().UTC(), Catalog: catalog, SourceMode: "generated", SourceCounts: counts,
 		Fingerprint: runfmt.Fingerprint(counts), Collections: order, BatchSize: workload.DefaultBatchSize, SnapshotScale: &scale}
-	if live, ok := LiveHeapAt(p, scale); ok {
-		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &live, LiveHeapSourceAt(scale)
+	est := LiveHeapAt(p, scale)
+	share := evitaserver.ProductionShare(est.Entities)
+	h.ProductionShare = &share
+	if est.Measured { // an estimate no measurement backs proposes a heap (by the share), never refuses one
+		h.LiveHeapEstimateBytes, h.LiveHeapEstimateSource = &est.Bytes, est.Source
 	}
 	w, err := workload.Create(path, h, cat, schemas)
 	if err != nil {

@@ -160,6 +160,11 @@ func Measure(r *workload.Reader, opt Options) (*seed.Profile, error) {
 	}
 	p.Measured = &seed.Measured{Tool: "warmstat shape", MeasuredAt: now().UTC().Format(time.RFC3339), From: opt.From,
 		Catalog: h.Catalog, SourceVersion: h.SourceVersion, Entities: total, Scale: scale, NotKept: notKept}
+	if h.SnapshotLiveHeapBytes != nil && len(h.CollectionSubset) == 0 && h.MaxPerCollection == 0 {
+		// the whole snapshot's live heap, measured: only a whole catalog's entities match it
+		live := *h.SnapshotLiveHeapBytes
+		p.Measured.LiveHeapBytes = &live
+	}
 	if opt.Anonymise {
 		Anonymise(p)
 	}

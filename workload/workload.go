@@ -103,6 +103,11 @@ type Header struct {
 	// and refuses its writer's heap by it, before any JVM starts.
 	LiveHeapEstimateBytes  *int64 `json:"live_heap_estimate_bytes,omitempty"`
 	LiveHeapEstimateSource string `json:"live_heap_estimate_source,omitempty"`
+	// ProductionShare is the catalog's own size, the entities the file holds as a share
+	// of production's 386,369: a replaying writer's heap is proposed from it (23 GiB ×
+	// share + 1 GiB). Absent in a file of a warmstat before it was recorded: its
+	// SnapshotScale is then read as that share, as it always was.
+	ProductionShare *float64 `json:"production_share,omitempty"`
 	// SourceCounts are every source collection's LIVE entities; Fingerprint is the
 	// dataset fingerprint of those counts (the one a live load of the source records).
 	SourceCounts map[string]int64 `json:"source_counts"`

@@ -418,6 +418,9 @@ func (ss *seriesSettings) chooseHeaps() error {
 	if len(chosen) > 0 {
 		fmt.Fprintf(cmd.Root().ErrWriter, "heaps chosen from %s's record (as load chooses them): %s\n", ss.sourceName(), strings.Join(chosen, ", "))
 	}
+	if sc.HeapNote != "" {
+		fmt.Fprintf(cmd.Root().ErrWriter, "note: %s\n", sc.HeapNote)
+	}
 	cond.serverHeap = &sc.ServerHeap
 	if ss.workload == nil {
 		cond.readerHeap = &sc.ReaderHeap

@@ -32,8 +32,9 @@ func loadCommand() *cli.Command {
 		Description: "Spawn mode (the default a user runs): --pristine DIR --catalog NAME [--evita-version V | --classpath CP]\n" +
 			"starts a reader server on a disposable copy of DIR/NAME (in --work, never writing DIR, whose checksum is\n" +
 			"verified after the run; the reader opens it with the storage.compress recorded in DIR/NAME.snapshot.json) and\n" +
-			"a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx; by default 23 GiB × the snapshot's scale\n" +
-			"+ 1 GiB, and never below its measured need) and GC logs,\n" +
+			"a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx; by default from the catalog's own size\n" +
+			"its snapshot records, 23 GiB × its entities' share of production's 386,369 + 1 GiB, and never below its\n" +
+			"measured need) and GC logs,\n" +
 			"and tears both down; the writer's GC pauses go into the manifest.\n" +
 			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
 			"running servers (plaintext gRPC). Writes --out (entities.csv flushed every 100 ms, manifest.json at the end),\n" +

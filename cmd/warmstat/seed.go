@@ -22,10 +22,14 @@ func seedCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "seed",
 		Usage: "write a deterministic, production-shaped synthetic catalog into a server (for when no production export is at hand)",
-		Description: "--scale 1.0 gives the production totals (386,369 entities, 118,772 Product); the default 0.01 gives\n" +
-			"~3,900 entities. The same --seed and --scale give the same catalog, entity for entity. The shape is\n" +
-			"the profile (--print-profile shows it as JSON); --shape FILE replaces it with a shape measured of a real\n" +
-			"catalog (warmstat shape) or a profile of one's own, and a measured shape's --scale defaults to its source's.\n" +
+		Description: "--scale is a fraction of the profile's own catalog. Without --shape that is production's: --scale 1.0\n" +
+			"gives the production totals (386,369 entities, 118,772 Product), the default 0.01 ~3,900 entities. With\n" +
+			"--shape FILE (a shape measured of a real catalog by warmstat shape, or a profile of one's own) it is the\n" +
+			"shape's catalog: --scale 1 regenerates a measured catalog of 1,937 entities at 1,937, and a measured shape's\n" +
+			"--scale defaults to its source's. The same --seed and --scale give the same catalog, entity for entity.\n" +
+			"The heaps warmstat proposes for a catalog come from its own size, its entities (23 GiB × their share of\n" +
+			"production's 386,369 + 1 GiB, never below 1.5 × its estimated live heap + 256 MiB), recorded with the\n" +
+			"snapshot or workload for every later command; --print-profile shows the profile as JSON.\n" +
 			"--workload FILE writes the catalog straight into a workload file, with no server: load --replay FILE and\n" +
 			"ab --workload FILE replay it as they replay what extract reads from a seeded snapshot (the same upserts),\n" +
 			"and a catalog too large for a seeding server beside its writer needs only the writer.\n" +
@@ -33,19 +37,20 @@ func seedCommand() *cli.Command {
 			"used, an invalid profile), 2 a usage error (a heap below the catalog's need included); 130 / 143 a second\n" +
 			"Ctrl-C or SIGTERM." +
 			examples("warmstat seed --pristine /var/tmp/ws/pristine --catalog shop --scale 0.02 --evita-version 2026.2.3",
+				"warmstat seed --pristine /var/tmp/ws/regen --catalog shop --shape shop.shape.json --scale 1 --evita-version 2026.2.3",
 				"warmstat seed --workload /var/tmp/ws/shop-0.2.wsw --catalog shop --scale 0.2",
 				"warmstat seed --target 127.0.0.1:5555 --catalog shop --scale 0.05 --seed 1"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "server host:port (gRPC)"},
 			&cli.StringFlag{Name: "catalog", Value: "seed", Usage: "catalog to create"},
-			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "scale factor (1.0 = production totals)"},
+			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "a fraction of the profile's catalog: of production's (1.0 = 386,369 entities), or with --shape of the shape's"},
 			&cli.IntFlag{Name: "seed", Value: 1, Usage: "random seed"},
 			&cli.StringFlag{Name: "shape", Aliases: []string{"profile"}, Usage: "a shape file (warmstat shape) or hand-written profile to generate from, in place of the built-in default; --scale defaults to a measured shape's source scale"},
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
 			&cli.BoolFlag{Name: "print-profile", Usage: "print the profile as JSON and exit"},
 			&cli.StringFlag{Name: "pristine", Usage: "spawn a server, seed, stop it and leave DIR/<catalog>/ as a pristine snapshot for load --pristine"},
 			&cli.StringFlag{Name: "workload", Usage: "write the catalog into this workload file (never an existing one) instead of a server, for load --replay and ab --workload"},
-			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: 23 GiB × scale + 1 GiB, what the catalog loads into)"},
+			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: from the catalog's entities, 23 GiB × their share of production's + 1 GiB, what the catalog loads into)"},
 			&cli.StringFlag{Name: "storage-compress", Value: "false", Usage: "with --pristine: the snapshot's storage.compress (true | false); recorded with the snapshot, load --pristine opens it the same way"},
 		}, serverFlags("with --pristine")...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -146,7 +151,7 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 		if m, err := evitaserver.ReadMachine(); err == nil {
 			limit := m.Effective()
 			if fit := m.LargestHeap(); evitaserver.NeedHeap(*live) > fit {
-				largest, _ := seed.LargestScaleFor(p, fit)
+				largest := seed.LargestScaleFor(p, fit)
 				fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
 					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), info.Header.LiveHeapEstimateSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
 			}
@@ -159,7 +164,7 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 // --heap says otherwise, and a snapshot with its metadata.
 func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Profile) error {
 	scale := cmd.Float("scale")
-	heap := evitaserver.HeapForScale(scale)
+	heap := seed.HeapAt(p, scale) // from the catalog's own size: its entities
 	if h, err := optBytes(cmd, "heap"); err != nil {
 		return err
 	} else if h != nil {
@@ -183,10 +188,12 @@ func seedPristine(ctx context.Context, cmd *cli.Command, dir string, p *seed.Pro
 	if err != nil {
 		return faultHint(err)
 	}
+	est := seed.LiveHeapAt(p, scale)
 	live := "not measured"
 	if st.LiveHeapBytes != nil {
 		live = runfmt.FormatSize(*st.LiveHeapBytes)
 	}
+	live += fmt.Sprintf(", estimated %s", runfmt.FormatSize(est.Bytes))
 	fmt.Fprintf(cmd.Root().Writer, "pristine snapshot %s: %d entities (seeded in %s with a %s heap; live heap %s; storage.compress=%t)\n",
 		filepath.Join(dir, cmd.String("catalog")), st.Entities, st.Took.Round(1e6), runfmt.FormatBytesExact(&heap), live, compress)
 	return nil

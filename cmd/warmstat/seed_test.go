@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/seed"
 	"github.com/warmstat/warmstat/workload"
 )
@@ -74,9 +75,13 @@ func TestSeedWorkload(t *testing.T) {
 	}
 	// the estimated live heap a replay sizes its writer by; a catalog this small fits
 	// any machine, so no note
-	if live, _ := seed.LiveHeapAt(seed.DefaultProfile(), 0.002); info.Header.LiveHeapEstimateBytes == nil ||
-		*info.Header.LiveHeapEstimateBytes != live || info.Header.LiveHeapEstimateSource != seed.LiveHeapSourceAt(0.002) || strings.Contains(out, "note:") {
-		t.Errorf("live heap estimate %v %q (want %d), output %q", info.Header.LiveHeapEstimateBytes, info.Header.LiveHeapEstimateSource, live, out)
+	if e := seed.LiveHeapAt(seed.DefaultProfile(), 0.002); info.Header.LiveHeapEstimateBytes == nil ||
+		*info.Header.LiveHeapEstimateBytes != e.Bytes || info.Header.LiveHeapEstimateSource != e.Source || strings.Contains(out, "note:") {
+		t.Errorf("live heap estimate %v %q (want %d), output %q", info.Header.LiveHeapEstimateBytes, info.Header.LiveHeapEstimateSource, e.Bytes, out)
+	}
+	// and its own size, the share of production's entities it holds, a replay's heap is proposed from
+	if sh := info.Header.ProductionShare; sh == nil || *sh != evitaserver.ProductionShare(want) {
+		t.Errorf("production share %v, want %g", sh, evitaserver.ProductionShare(want))
 	}
 	for _, args := range [][]string{
 		{"seed", "--workload", path, "--scale", "0.002"},
