@@ -242,14 +242,15 @@ func cleanName(s string) string {
 }
 
 // placeable refuses points that would put a line's builds in a wrong order: a line
-// placed by its checkout and by hand at once (their orders are not comparable), and two
-// builds at one order given by hand.
+// placed by its checkout and by hand at once (their orders are not comparable), and,
+// by hand, two builds at one order or one build at two.
 func placeable(have, adding []Point) error {
 	type at struct {
 		line  string
 		order int
 	}
-	placed, builds := map[string]Point{}, map[at]Point{}
+	type build struct{ line, commit, label string }
+	placed, builds, orders := map[string]Point{}, map[at]Point{}, map[build]Point{}
 	for _, p := range append(slices.Clone(have), adding...) {
 		if q, ok := placed[p.Line]; ok && q.Build.Placed != p.Build.Placed {
 			return fmt.Errorf("run %s is placed by %s, but line %s places its builds by %s (%s): their orders do not compare; place every run of a line the same way",
@@ -264,6 +265,15 @@ func placeable(have, adding []Point) error {
 				p.Run.Dir, p.Build.Short(), p.Build.Order, p.Line, q.Build.Short(), cmp.Or(q.file, q.Run.Dir))
 		}
 		builds[k] = p
+		if p.Build.Placed != "order" {
+			continue
+		}
+		b := build{p.Line, p.Build.Commit, p.Build.Label}
+		if q, ok := orders[b]; ok && q.Build.Order != p.Build.Order {
+			return fmt.Errorf("run %s (build %s) is at order %d, where line %s has that build at order %d already (%s): one build at two places",
+				p.Run.Dir, p.Build.Short(), p.Build.Order, p.Line, q.Build.Order, cmp.Or(q.file, q.Run.Dir))
+		}
+		orders[b] = p
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func browse(t *testing.T, page, png string) (string, []string) {
 
 // What history add refuses so that no point stands under the wrong build or twice: one
 // order for runs of two builds, an order beside a checkout, a negative order, two builds
-// at one order, a run whose files were rewritten (its run id and start are the same),
+// at one order, one build at two, a run whose files were rewritten (its run id and start are the same),
 // a history holding one run twice (a merge of two copies), a bad significance, publish
 // without a site; and two adds making one new history at once both land.
 func TestHistoryAddRefusals(t *testing.T) {
@@ -191,6 +191,14 @@ func TestHistoryAddRefusals(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "history", "add", hist, runs[1], "--order", "1"); code != 1 || !strings.Contains(stderr, "two builds at one place") {
 		t.Errorf("a second build at order 1: %d %s", code, stderr)
+	}
+	// another run of the first build, at another order
+	again := filepath.Join(tmp, "c01-again")
+	if _, err := synthrun.Write(again, synthrun.Spec{Label: "c01", Seed: 99, Effect: 1, Tau: 0.004, Theta: 2.5, Cost: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "history", "add", hist, again, "--order", "2"); code != 1 || !strings.Contains(stderr, "at order 1 already") || !strings.Contains(stderr, "one build at two places") {
+		t.Errorf("the first build at order 2 too: %d %s", code, stderr)
 	}
 	// the same run, its manifest rewritten (re-indented): the same run id and start
 	copied := filepath.Join(tmp, "copy")
