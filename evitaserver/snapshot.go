@@ -186,8 +186,12 @@ func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: field catalog: %q, but the snapshot directory is %q", path, s.Catalog, catalog)
 	case s.LiveHeapBytes != nil && *s.LiveHeapBytes <= 0:
 		return nil, fmt.Errorf("%s: field live_heap_bytes: %d is not a heap size", path, *s.LiveHeapBytes)
-	case s.Size != nil && !(s.Size.ProductionShare > 0):
-		return nil, fmt.Errorf("%s: field size.production_share: %g is not a share of production's size", path, s.Size.ProductionShare)
+	case s.Size != nil && !(s.Size.ProductionShare > 0 && s.Size.ProductionShare <= 100):
+		return nil, fmt.Errorf("%s: field size.production_share: %g (or missing) is not a share of production's size (above 0, at most 100)", path, s.Size.ProductionShare)
+	case s.Size != nil && s.Size.Entities != int64(s.Entities):
+		return nil, fmt.Errorf("%s: field size.entities: %d, but the snapshot holds %d entities (field entities)", path, s.Size.Entities, s.Entities)
+	case s.Size != nil && s.Size.LiveHeapEstimateBytes <= 0:
+		return nil, fmt.Errorf("%s: field size.live_heap_estimate_bytes: %d (or missing) is not a heap size", path, s.Size.LiveHeapEstimateBytes)
 	case s.Seed != nil && s.Seed.Scale <= 0:
 		return nil, fmt.Errorf("%s: field seed.scale: %g is not a scale", path, s.Seed.Scale)
 	}

@@ -35,6 +35,11 @@ func TestSnapshotMetadataRoundTripAndRefusals(t *testing.T) {
 		{strings.Replace(string(good), `"live_heap_bytes": 314572800`, `"live_heap_bytes": -1`, 1), "field live_heap_bytes: -1 is not a heap size"},
 		{strings.Replace(string(good), `warmstat.snapshot/v1`, `warmstat.snapshot/v9`, 1), `field schema: "warmstat.snapshot/v9"`},
 		{strings.Replace(string(good), `"production_share": 0.`, `"production_share": -0.`, 1), "field size.production_share: -2.5"},
+		{strings.Replace(string(good), `"production_share": 0.`, `"production_share": 1000`, 1), "(or missing) is not a share of production's size (above 0, at most 100)"},
+		{strings.Replace(string(good), `"live_heap_estimate_bytes": 157286400`, `"live_heap_estimate_bytes": -1`, 1), "field size.live_heap_estimate_bytes: -1"},
+		{strings.Replace(string(good), `"entities": 10,
+    "production_share"`, `"entities": 11,
+    "production_share"`, 1), "field size.entities: 11, but the snapshot holds 10 entities"},
 	} {
 		os.WriteFile(SnapshotFile(dir, "shop"), []byte(c.edit), 0o644)
 		if _, err := ReadSnapshot(dir, "shop"); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -119,7 +119,7 @@ func replayHeap(sc *SpawnConfig, h workload.Header) error {
 	case h.SnapshotScale != nil:
 		proposed = max(need, evitaserver.HeapForShare(*h.SnapshotScale))
 		if sc.ServerHeap == 0 {
-			sc.HeapNote = fmt.Sprintf("the workload predates warmstat's record of a catalog's own size: its writer's heap comes from its snapshot's scale %g read as a share of production's size (%s), as before",
+			sc.HeapNote = fmt.Sprintf("the workload file predates warmstat's record of a catalog's own size: its writer's heap comes from the scale it records, %g, read as a share of production's size (%s), as before; give --server-heap, or write the file again (seed --workload, extract) to record its own size",
 				*h.SnapshotScale, runfmt.FormatBytesExact(&proposed))
 		}
 	}

@@ -35,8 +35,8 @@ func TestSnapshotSettingsChooseAndRefuseHeaps(t *testing.T) {
 	// a measured shape of a shop of 1,937 entities regenerated at its own size (scale 1):
 	// its record, not the scale, sizes the heaps
 	small, sdir := int64(200<<20), t.TempDir()
-	if err := evitaserver.WriteSnapshot(sdir, &evitaserver.Snapshot{Catalog: "shop", Seed: &evitaserver.SnapshotSeed{Scale: 1}, LiveHeapBytes: &small,
-		Size: &evitaserver.CatalogSize{Entities: 1_937, ProductionShare: evitaserver.ProductionShare(1_937)}}); err != nil {
+	if err := evitaserver.WriteSnapshot(sdir, &evitaserver.Snapshot{Catalog: "shop", Entities: 1_937, Seed: &evitaserver.SnapshotSeed{Scale: 1}, LiveHeapBytes: &small,
+		Size: &evitaserver.CatalogSize{Entities: 1_937, ProductionShare: evitaserver.ProductionShare(1_937), LiveHeapEstimateBytes: small}}); err != nil {
 		t.Fatal(err)
 	}
 	sc = SpawnConfig{Pristine: sdir, Catalog: "shop"}
@@ -83,7 +83,7 @@ func TestReplayHeapFromTheEstimate(t *testing.T) {
 	h := workload.Header{SnapshotScale: &scale, LiveHeapEstimateBytes: &live, LiveHeapEstimateSource: "estimated from the test"}
 	sc := SpawnConfig{}
 	if err := replayHeap(&sc, h); err != nil || sc.ServerHeap != max(evitaserver.NeedHeap(live), evitaserver.HeapForShare(scale)) ||
-		!strings.Contains(sc.HeapNote, "the workload predates") {
+		!strings.Contains(sc.HeapNote, "the workload file predates") {
 		t.Fatalf("chosen %d, note %q: %v", sc.ServerHeap, sc.HeapNote, err)
 	}
 	// a workload recording its catalog's own size: a shape's at scale 1, a 1/200 of production

@@ -45,8 +45,11 @@ func liveEstimator(p *Profile) func(n int64) LiveEstimate {
 	case p.Digest() == defaultDigest:
 		return func(n int64) LiveEstimate {
 			e := LiveEstimate{Entities: n, Bytes: evitaserver.BuiltInLiveHeap(n), Measured: true, Source: "estimated from " + measured}
-			if evitaserver.ProductionShare(n) > 1 {
+			switch x := evitaserver.ProductionShare(n); {
+			case x > 1:
 				e.Source = "extrapolated beyond production's size from " + measured
+			case x < 0.01:
+				e.Source = "extrapolated below 0.01 of production's size from " + measured
 			}
 			return e
 		}
@@ -96,6 +99,21 @@ func checkHeap(server string, heap int64, p *Profile, s float64) error {
 	if need := evitaserver.NeedHeap(e.Bytes); heap < need {
 		return &evitaserver.HeapError{Server: server, Heap: heap, Need: need,
 			Why: fmt.Sprintf("its %d entities hold about %s live, %s", e.Entities, runfmt.FormatSize(e.Bytes), e.Source)}
+	}
+	return nil
+}
+
+// tooLargeHere refuses a catalog whose measured need no heap of machine m holds, with
+// the largest scale that fits: lowering the heap, what the machine check alone would
+// advise, would only trade that refusal for one of the heap.
+func tooLargeHere(m evitaserver.Machine, p *Profile, s float64) error {
+	e := LiveHeapAt(p, s)
+	fit := m.LargestHeap()
+	if need := evitaserver.NeedHeap(e.Bytes); e.Measured && need > fit {
+		limit := m.Effective()
+		return fmt.Errorf("%w: this catalog (%d entities at scale %g) needs a heap of at least %s (about %s live, %s), but the largest heap that fits this machine's %s is %s: seed --scale %g or less here, or this one on a machine with more memory",
+			evitaserver.ErrHeapsDoNotFit, e.Entities, s, runfmt.FormatBytesAtLeast(need), runfmt.FormatSize(e.Bytes), e.Source,
+			runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), LargestScaleFor(p, fit))
 	}
 	return nil
 }

@@ -107,8 +107,8 @@ func TestLiveHeapEstimateMeetsTheMeasurements(t *testing.T) {
 	if s := seed.LargestScaleFor(p, 256<<20); s != 0 {
 		t.Errorf("a 256m heap holds scale %g", s)
 	}
-	// the measurements reach production's size: beyond it the figure is an extrapolation, and says so
-	for s, word := range map[float64]string{0.02: "estimated", 1: "estimated", 2: "extrapolated"} {
+	// the measurements reach from 0.01 to 1.0 of production's size: beyond them the figure is an extrapolation, and says so
+	for s, word := range map[float64]string{0.002: "extrapolated below", 0.02: "estimated", 1: "estimated", 2: "extrapolated beyond"} {
 		if src := seed.LiveHeapAt(p, s).Source; !strings.HasPrefix(src, word) {
 			t.Errorf("scale %g: the estimate's source %q does not start %q", s, src, word)
 		}

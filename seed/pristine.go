@@ -44,17 +44,22 @@ func Pristine(ctx context.Context, pc PristineConfig, p *Profile, scale float64,
 	if pc.Heap == 0 {
 		pc.Heap = HeapAt(p, scale)
 	}
-	if err := checkHeap("seeding server", pc.Heap, p, scale); err != nil {
-		return nil, err
-	}
 	dir, err := filepath.Abs(pc.Dir) // the JVM runs elsewhere: no relative paths
 	if err != nil {
 		return nil, err
 	}
 	pc.Dir = dir
-	if m, err := evitaserver.ReadMachine(); err != nil { // before any directory is touched
+	m, err := evitaserver.ReadMachine() // before any directory is touched
+	if err != nil {
 		return nil, err
-	} else if err := evitaserver.CheckHeapsFit(m, map[string]int64{"seeding server": pc.Heap}); err != nil {
+	}
+	if err := tooLargeHere(m, p, scale); err != nil {
+		return nil, err
+	}
+	if err := checkHeap("seeding server", pc.Heap, p, scale); err != nil {
+		return nil, err
+	}
+	if err := evitaserver.CheckHeapsFit(m, map[string]int64{"seeding server": pc.Heap}); err != nil {
 		return nil, err
 	}
 	_, statErr := os.Stat(dir)

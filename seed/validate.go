@@ -81,8 +81,11 @@ func (p *Profile) Validate() error {
 	if m := p.Measured; m != nil && !(m.Scale > 0 && m.Scale <= 10) {
 		c.fail("measured.scale", "scale %g: a source's scale is above 0 and at most 10", m.Scale)
 	}
-	if m := p.Measured; m != nil && m.LiveHeapBytes != nil && (*m.LiveHeapBytes <= 0 || m.Entities <= 0) {
-		c.fail("measured.live_heap_bytes", "%d: a live heap is above 0 and needs the source's entities beside it", *m.LiveHeapBytes)
+	if m := p.Measured; m != nil && m.LiveHeapBytes != nil && *m.LiveHeapBytes < 16<<20 {
+		c.fail("measured.live_heap_bytes", "%d: a server holding a catalog holds at least 16 MiB", *m.LiveHeapBytes)
+	}
+	if m := p.Measured; m != nil && m.LiveHeapBytes != nil && m.Entities <= 0 {
+		c.fail("measured.entities", "%d: a measured live heap needs the entities it was measured with", m.Entities)
 	}
 	if m := p.Measured; m != nil && m.Entities < 0 {
 		c.fail("measured.entities", "negative count %d", m.Entities)

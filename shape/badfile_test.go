@@ -43,6 +43,8 @@ func TestBadShapeFilesAreRefusedWithFileLineField(t *testing.T) {
 		{"a field twice", edit(`"measured_on": 1,`, `"measured_on": 1, "measured_on": 7,`), "measured_on", "given twice", `"measured_on": 7`},
 		{"negative entities", edit(`"entities": `, `"entities": -`), "measured.entities", "negative count", `"entities": -`},
 		{"a share above 1", edit(`"indexed_share": `, `"indexed_share": 1`), "prices.indexed_share", "not in [0, 1]", `"indexed_share": 1`},
+		{"a live heap too small", edit(`"entities": `, `"live_heap_bytes": 1, "entities": `), "measured.live_heap_bytes", "at least 16 MiB", `"live_heap_bytes": 1`},
+		{"a live heap without its entities", edit(`"entities": 779`, `"live_heap_bytes": 300000000, "entities": 0`), "measured.entities", "needs the entities it was measured with", `"entities": 0`},
 		{"unknown field", edit(`"measured_on": 1,`, `"measured_on": 1, "measured_in": 2,`), "measured_in", "unknown field", `"measured_in"`},
 	}
 	for _, c := range cases {

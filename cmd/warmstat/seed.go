@@ -22,11 +22,12 @@ func seedCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "seed",
 		Usage: "write a deterministic, production-shaped synthetic catalog into a server (for when no production export is at hand)",
-		Description: "--scale is a fraction of the profile's own catalog. Without --shape that is production's: --scale 1.0\n" +
-			"gives the production totals (386,369 entities, 118,772 Product), the default 0.01 ~3,900 entities. With\n" +
-			"--shape FILE (a shape measured of a real catalog by warmstat shape, or a profile of one's own) it is the\n" +
-			"shape's catalog: --scale 1 regenerates a measured catalog of 1,937 entities at 1,937, and a measured shape's\n" +
-			"--scale defaults to its source's. The same --seed and --scale give the same catalog, entity for entity.\n" +
+		Description: "--scale is a fraction of the profile's catalog at scale 1. Without --shape that is production's: --scale\n" +
+			"1.0 gives the production totals (386,369 entities, 118,772 Product), the default 0.01 ~3,900 entities. With\n" +
+			"--shape FILE (a shape measured by warmstat shape, or a profile of one's own) it is the shape's: for a shape of\n" +
+			"a real catalog (a server's), --scale 1 is that catalog's own size (a shop of 1,937 entities regenerates at\n" +
+			"1,937); a shape of a catalog warmstat seeded at scale s keeps its seed's scale, so s is its own size. A measured\n" +
+			"shape's --scale defaults to its source's own size. The same --seed and --scale give the same catalog.\n" +
 			"The heaps warmstat proposes for a catalog come from its own size, its entities (23 GiB × their share of\n" +
 			"production's 386,369 + 1 GiB, never below 1.5 × its estimated live heap + 256 MiB), recorded with the\n" +
 			"snapshot or workload for every later command; --print-profile shows the profile as JSON.\n" +
@@ -43,7 +44,7 @@ func seedCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "server host:port (gRPC)"},
 			&cli.StringFlag{Name: "catalog", Value: "seed", Usage: "catalog to create"},
-			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "a fraction of the profile's catalog: of production's (1.0 = 386,369 entities), or with --shape of the shape's"},
+			&cli.FloatFlag{Name: "scale", Value: 0.01, Usage: "a fraction of the profile's catalog: of production's (1.0 = 386,369 entities), or with --shape of the shape's (default with a measured shape: its source's own size)"},
 			&cli.IntFlag{Name: "seed", Value: 1, Usage: "random seed"},
 			&cli.StringFlag{Name: "shape", Aliases: []string{"profile"}, Usage: "a shape file (warmstat shape) or hand-written profile to generate from, in place of the built-in default; --scale defaults to a measured shape's source scale"},
 			&cli.BoolFlag{Name: "replace", Usage: "drop the catalog if it exists (otherwise refused)"},
