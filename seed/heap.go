@@ -111,7 +111,7 @@ func tooLargeHere(m evitaserver.Machine, p *Profile, s float64) error {
 	fit := m.LargestHeap()
 	if need := evitaserver.NeedHeap(e.Bytes); e.Measured && need > fit {
 		limit := m.Effective()
-		return fmt.Errorf("%w: this catalog (%d entities at scale %g) needs a heap of at least %s (about %s live, %s), but the largest heap that fits this machine's %s is %s: seed --scale %g or less here, or this one on a machine with more memory",
+		return fmt.Errorf("%w: this catalog (%d entities at scale %g) needs a heap of at least %s (about %s live, %s), but the largest heap that fits this machine's %s is %s: a scale of %g or less fits here; this one needs a machine with more memory",
 			evitaserver.ErrHeapsDoNotFit, e.Entities, s, runfmt.FormatBytesAtLeast(need), runfmt.FormatSize(e.Bytes), e.Source,
 			runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), LargestScaleFor(p, fit))
 	}
