@@ -313,7 +313,10 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 	c.finalize = func(dir string, m *runfmt.Manifest, runErr error) error {
 		var err error
 		m.Server.LoadCPUNs, m.Factors = loadCPU, factors
-		if runErr != nil { // did a server fail? give the watch its moment (see withCause)
+		// did a server fail? give the watch its moment (see withCause): after an error, and
+		// after a goLive that failed or a load left unverified (an embedded writer survives
+		// its OutOfMemoryError and answers with it; only its log says the JVM ran out)
+		if runErr != nil || m.GoLive.Status == runfmt.GoLiveFailed || m.Verification.Status == runfmt.Unverified {
 			select {
 			case <-runCtx.Done():
 			case <-time.After(faultGrace):

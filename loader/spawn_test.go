@@ -453,3 +453,39 @@ func TestSpawnedReplay(t *testing.T) {
 
 // lastBytes is the end of a log, for a failure's message.
 func lastBytes(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
+// An embedded writer whose heap its catalog outgrows in goLive survives the
+// OutOfMemoryError and answers the goLive call with it; only its log says the JVM ran
+// out. The run waits for the watch and ends aborted with that cause named (exit 1), not
+// "complete, unverified". The catalog (1,937 entities) is a profile never measured, so
+// no estimate refuses the 300m heap before the start, as a user's shape would not be.
+func TestEmbeddedWriterOutOfMemoryInGoLive(t *testing.T) {
+	src := evitatest.Server(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	p := seed.DefaultProfile()
+	p.Collections[0].Count++ // another profile: no measured need
+	wl := filepath.Join(tmp, "shop.wsw")
+	info, err := seed.WriteWorkload(ctx, wl, "shop", p, 0.005, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := workload.Open(wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	work := filepath.Join(tmp, "work")
+	c := loader.Config{Out: filepath.Join(tmp, "run"), Replay: r, ReplayPath: wl, ReplaySHA256: info.SHA256,
+		Manifest: runfmt.Manifest{RunID: "oom", Build: runfmt.Build{Label: "local"}}}
+	res, err := loader.Spawn(ctx, loader.SpawnConfig{Server: src, WorkDir: work, ServerHeap: 300 << 20, Compress: true, Probe: evitatest.Probe, Embedded: true}, c)
+	if err == nil || !(strings.Contains(err.Error(), "ran out of memory") || strings.Contains(err.Error(), "is GC-bound")) || res == nil {
+		t.Fatalf("an embedded writer out of memory: %v", err)
+	}
+	if m := res.Manifest; m.Outcome.Status != runfmt.OutcomeAborted || !strings.Contains(m.Outcome.Detail, "writer server") || m.ExitCode != 1 {
+		t.Fatalf("its manifest: %+v, exit %d", m.Outcome, m.ExitCode)
+	}
+	if pids := evitatest.Processes(work); len(pids) != 0 {
+		t.Fatalf("JVMs left: %v", pids)
+	}
+}
