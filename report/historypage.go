@@ -202,9 +202,10 @@ func writeSeriesFigure(b *strings.Builder, l LineJSON, s SeriesJSON, id string) 
 					for _, cu := range bi.Culprits {
 						ch := ""
 						if cu.DeltaPct != nil {
-							ch = " " + SignedPct(*cu.DeltaPct) + " %"
+							ch = " (" + SignedPct(*cu.DeltaPct) + " %)"
 						}
-						p("<br>bisected: culprit <code class=\"culprit\" data-culprit=\"%s\">%.12s</code>%s %s", e(cu.Commit), e(cu.Commit), e(ch), e(cu.Title))
+						// the subject quoted: a commit's title read on after a figure is not the figure's
+						p("<br>bisected: culprit <code class=\"culprit\" data-culprit=\"%s\">%.12s</code>%s: &ldquo;%s&rdquo;", e(cu.Commit), e(cu.Commit), e(ch), e(cu.Title))
 					}
 				}
 			}
