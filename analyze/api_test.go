@@ -21,7 +21,7 @@ func TestExportedSurface(t *testing.T) {
 	want := []string{
 		"Advice", "Block", "ChangePoint", "ChangePointOptions", "ChangePoints", "CheckHarnessFigures", "CollectionSummary",
 		"CombineFleet", "Compare", "CompareOptions", "Comparison", "Comparison.Comparable", "Comparison.Duet", "ConditionValue",
-		"ContractFields", "CostStats", "Decomposition", "DominantOf", "Duplicate", "Equivalent", "Estimate", "EstimateOf", "Faster",
+		"ContractFields", "CostStats", "Decomposition", "Dominant", "DominantOf", "Duplicate", "Equivalent", "Estimate", "EstimateOf", "Faster",
 		"Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved",
 		"GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LineFields", "LoadGroup",
 		"LoadOptions", "Look", "LookAt", "MachineChange", "MachineSpeed", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch",
@@ -174,5 +174,33 @@ func TestEstimate(t *testing.T) {
 	zero := EstimateOf(mk(1e8, 0, 2.1e9), Overall, metricLoadWall)
 	if zero.Runs != 1 || zero.Of != 2 || len(zero.Excluded) != 1 || !strings.Contains(zero.Excluded[0].Reason, "within the clock's rounding") {
 		t.Fatalf("a 0.0 s reading: %+v", zero)
+	}
+}
+
+// The one rule for the dominant collection: Product, else the most entities, ties by
+// name; the same answer from counts, a run's summary and a group's runs.
+func TestDominantIsOneRule(t *testing.T) {
+	for _, c := range []struct {
+		counts map[string]int64
+		want   string
+	}{
+		{map[string]int64{"Product": 1, "Stock": 900}, "Product"},
+		{map[string]int64{"Brand": 50, "Stock": 900, "Tag": 40}, "Stock"},
+		{map[string]int64{"Zeta": 10, "Alpha": 10}, "Alpha"},
+		{map[string]int64{}, ""},
+	} {
+		if got := Dominant(c.counts); got != c.want {
+			t.Errorf("Dominant(%v) = %q, want %q", c.counts, got, c.want)
+		}
+		s := &RunSummary{}
+		for n, k := range c.counts {
+			s.Collections = append(s.Collections, CollectionSummary{Name: n, Stats: Stats{Count: k}})
+		}
+		if got := DominantOf(s); got != c.want {
+			t.Errorf("DominantOf(%v) = %q, want %q", c.counts, got, c.want)
+		}
+		if got := dominantOfRuns([]*RunSummary{s, s}); got != c.want {
+			t.Errorf("dominantOfRuns(%v) = %q, want %q", c.counts, got, c.want)
+		}
 	}
 }

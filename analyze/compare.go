@@ -352,7 +352,7 @@ func collect(runs []*runfmt.Run, q Quantiles, keep bool) ([]runData, error) {
 }
 
 // collectionOrder picks the collections present in both groups: the dominant one
-// (Product, else the largest share of A's load wall-clock) first, then by share.
+// (Dominant) first, then by their share of A's load wall-clock.
 func collectionOrder(a, b *Group) ([]string, string, []string) {
 	share := map[string]float64{}
 	inB := map[string]bool{}
@@ -393,12 +393,15 @@ func collectionOrder(a, b *Group) ([]string, string, []string) {
 		}
 		return 0
 	})
-	dom := ""
-	if slices.Contains(names, "Product") {
-		dom = "Product"
-	} else if len(names) > 0 {
-		dom = names[0]
+	counts := map[string]int64{}
+	for _, r := range a.Runs {
+		for _, c := range r.Manifest.Collections {
+			if inB[c.Name] {
+				counts[c.Name] = max(counts[c.Name], c.Entities)
+			}
+		}
 	}
+	dom := Dominant(counts)
 	if dom != "" {
 		i := slices.Index(names, dom)
 		names = append([]string{dom}, append(names[:i:i], names[i+1:]...)...)

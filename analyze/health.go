@@ -51,7 +51,7 @@ func Health(g *Group, q Quantiles) ([]RunHealth, error) {
 		}
 		sums[i] = s
 	}
-	dominant := dominantOf(sums)
+	dominant := dominantOfRuns(sums)
 	out := make([]RunHealth, len(sums))
 	for i, s := range sums {
 		h := RunHealth{Dir: s.Run.Dir, Collection: dominant}
@@ -196,26 +196,6 @@ func explain(g *Group, out []RunHealth) {
 	}
 }
 
-// dominantOf is Product when the runs have it, else the collection with the most
-// upsert time.
-func dominantOf(sums []*RunSummary) string {
-	total := map[string]float64{}
-	for _, s := range sums {
-		for _, c := range s.Collections {
-			total[c.Name] += float64(c.Stats.SumNs)
-		}
-	}
-	if _, ok := total["Product"]; ok {
-		return "Product"
-	}
-	best := Overall
-	for _, n := range slices.Sorted(maps.Keys(total)) {
-		if best == Overall || total[n] > total[best] {
-			best = n
-		}
-	}
-	return best
-}
 
 // robust is the median of v and its robust standard deviation (1.4826 × the median
 // absolute deviation: the SD of normal data, unmoved by a few outliers).

@@ -396,17 +396,3 @@ func javaTenths(v int64, unit int64) int64 {
 	return (v + step/2) / step
 }
 
-// DominantOf is a run's dominant collection, as a comparison picks it: Product, else
-// the one with the largest share of the load's wall-clock ("" for a run of none).
-func DominantOf(s *RunSummary) string {
-	dom, share := "", -1.0
-	for _, c := range s.Collections {
-		if c.Name == "Product" {
-			return c.Name
-		}
-		if c.ShareOfWallPct > share {
-			dom, share = c.Name, c.ShareOfWallPct
-		}
-	}
-	return dom
-}
