@@ -1,7 +1,6 @@
 package evitaserver
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/runfmt"
@@ -152,7 +150,8 @@ func WriteSnapshot(dir string, s *Snapshot) error {
 var ErrNoSnapshotInfo = errors.New("the snapshot has no metadata file")
 
 // ReadSnapshot reads the metadata of dir/<catalog>: strictly (unknown fields, wrong
-// types and a foreign catalog or schema are refused with the file and line).
+// types, data after the JSON value, a truncated file and a foreign catalog or schema
+// are refused with the file and line).
 func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
 	path := SnapshotFile(dir, catalog)
 	data, err := os.ReadFile(path)
@@ -161,23 +160,9 @@ func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Snapshot
-	if err := dec.Decode(&s); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(data, se.Offset), se)
-		case errors.As(err, &te):
-			return nil, fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, lineAt(data, te.Offset), te.Field, te.Type, te.Value)
-		}
-		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			k = strings.Trim(k, `"`)
-			return nil, fmt.Errorf("%s:%d: field %s: unknown field", path, lineAt(data, int64(bytes.Index(data, []byte(`"`+k+`"`)))), k)
-		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if err := runfmt.UnmarshalStrict(path, data, &s); err != nil {
+		return nil, err
 	}
 	switch {
 	case s.Schema != SnapshotSchema:
@@ -196,9 +181,4 @@ func ReadSnapshot(dir, catalog string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: field seed.scale: %g is not a scale", path, s.Seed.Scale)
 	}
 	return &s, nil
-}
-
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
 }

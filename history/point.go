@@ -53,7 +53,7 @@ func PointOf(ctx context.Context, run *runfmt.Run, where Placement) (Point, erro
 		p.Conditions["workload-sha256"] = w
 	}
 	p.Line = LineKey(p.Conditions)
-	if p.Figures, err = figuresOf(run); err != nil {
+	if p.Figures, p.Collection, err = figuresOf(run); err != nil {
 		return p, err
 	}
 	if p.Build, err = buildOf(ctx, m, where); err != nil {
@@ -81,11 +81,12 @@ func runDigest(dir string) (string, error) {
 }
 
 // figuresOf is what a point keeps of a run: its dominant collection's mean, CPU and
-// allocation, its publishing time and goLive, and the machine's speed.
-func figuresOf(run *runfmt.Run) (map[string]float64, error) {
+// allocation, its publishing time and goLive, and the machine's speed; and which
+// collection is dominant.
+func figuresOf(run *runfmt.Run) (map[string]float64, string, error) {
 	s, err := analyze.Summarize(run, analyze.QuantilesJava)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m := run.Manifest
 	f := map[string]float64{FigureLoad: float64(m.Timings.LoadWallNs) / 1e9}
@@ -116,7 +117,7 @@ func figuresOf(run *runfmt.Run) (map[string]float64, error) {
 			delete(f, k)
 		}
 	}
-	return f, nil
+	return f, dom, nil
 }
 
 // buildOf is the run's build: its commit — where.Rev, or from its manifest: a

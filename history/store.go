@@ -147,8 +147,11 @@ type Point struct {
 	// Figures are the run's figures by metric (Figure*), in their units; a figure the
 	// run does not have is absent
 	Figures map[string]float64 `json:"figures"`
-	Added   time.Time          `json:"added"`
-	file    string
+	// Collection is the run's dominant collection (analyze.DominantOf), the one the
+	// per-upsert figures (product_*) are of; "" in points added before it was recorded
+	Collection string    `json:"collection,omitempty"`
+	Added      time.Time `json:"added"`
+	file       string
 }
 
 // The figures a point keeps, and their units.

@@ -58,6 +58,40 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	w, err := workload.Create(ec.Out, extractHeader(c, ec, sp, &m), sp.catalog, sp.schemas)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			w.Abort()
+		}
+	}()
+	var total int64
+	for _, ty := range sp.order {
+		total += int64(sp.collections[ty].load)
+	}
+	x := &extraction{c: c, src: src, w: w, total: total, start: c.Now()}
+	for _, ty := range sp.order {
+		if err := x.collection(ctx, ty, sp.collections[ty]); err != nil {
+			return nil, err
+		}
+	}
+	committed = true
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	info, err := workload.Verify(ec.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the workload just written does not verify: %w", err)
+	}
+	return &info, nil
+}
+
+// extractHeader describes the workload file: the source, the snapshot it came from,
+// the subset and cap, and the share of production the catalog a replay builds is.
+func extractHeader(c Config, ec ExtractConfig, sp *sourcePlan, m *runfmt.Manifest) workload.Header {
 	h := workload.Header{CreatedAt: c.Now().UTC(), Catalog: c.SourceCatalog, SourceMode: ec.SourceMode, SourceAddress: c.Source.Addr,
 		SourceVersion: c.Source.Version, SnapshotSHA256: ec.SnapshotSHA256, SnapshotScale: ec.SnapshotScale,
 		SnapshotLiveHeapBytes: ec.SnapshotLiveHeapBytes, SourceCounts: m.Dataset.SourceCounts,
@@ -76,82 +110,70 @@ func Extract(ctx context.Context, ec ExtractConfig) (*workload.Info, error) {
 	}
 	share := evitaserver.ProductionShare(entities)
 	h.ProductionShare = &share
-	w, err := workload.Create(ec.Out, h, sp.catalog, sp.schemas)
+	return h
+}
+
+// extraction is one Extract's reading: the source session, the file being written and
+// the progress over all collections.
+type extraction struct {
+	c           Config
+	src         *evita.Session
+	w           *workload.Writer
+	done, total int64 // entities written, and to write, over all collections
+	start       time.Time
+}
+
+// collection reads one collection as a load reads it (key listing, then batches of
+// fetches transcoded into upsert requests) and writes its requests and read time.
+func (x *extraction) collection(ctx context.Context, ty string, p *collectionPlan) error {
+	c, src, w := x.c, x.src, x.w
+	colStart := c.Now()
+	pks, err := src.PrimaryKeys(ctx, ty, p.source)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("extraction interrupted in %s while listing its primary keys: %w", ty, context.Cause(ctx))
+	}
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("listing %s: %w", ty, err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			w.Abort()
+	if len(pks) > p.load {
+		pks = pks[:p.load]
+	}
+	if err := w.Begin(ty, int64(p.source)); err != nil {
+		return err
+	}
+	tc := evita.Transcoder{Plan: evita.CopyPlan{Reflected: evita.ReflectedNames(p.schema), WithPrices: p.schema.GetWithPrice()}}
+	var buf, req []byte
+	read := c.Now().Sub(colStart).Nanoseconds()
+	for i := 0; i < len(pks); i += c.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), err)
 		}
-	}()
-	var total, done int64
-	for _, ty := range sp.order {
-		total += int64(sp.collections[ty].load)
-	}
-	start := c.Now()
-	for _, ty := range sp.order {
-		p := sp.collections[ty]
-		colStart := c.Now()
-		pks, err := src.PrimaryKeys(ctx, ty, p.source)
-		if err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("extraction interrupted in %s while listing its primary keys: %w", ty, context.Cause(ctx))
+		batch := pks[i:min(i+c.BatchSize, len(pks))]
+		t0 := c.Now()
+		ents, err := src.FetchRaw(ctx, p.schema, batch, &buf)
+		read += c.Now().Sub(t0).Nanoseconds()
+		if err == nil && len(ents) != len(batch) {
+			err = fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))
+		}
+		if err != nil && ctx.Err() != nil { // cut in flight by the interrupt: say so
+			return fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), context.Cause(ctx))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", ty, err)
+			return fmt.Errorf("reading %s: %w", ty, err)
 		}
-		if len(pks) > p.load {
-			pks = pks[:p.load]
+		for _, e := range ents {
+			var id evita.Entity
+			if req, id, err = tc.Upsert(req[:0], e); err != nil {
+				return fmt.Errorf("reading %s: %w", ty, err)
+			}
+			if err := w.Entity(id.PrimaryKey, req); err != nil {
+				return err
+			}
 		}
-		if err := w.Begin(ty, int64(p.source)); err != nil {
-			return nil, err
-		}
-		tc := evita.Transcoder{Plan: evita.CopyPlan{Reflected: evita.ReflectedNames(p.schema), WithPrices: p.schema.GetWithPrice()}}
-		var buf, req []byte
-		read := c.Now().Sub(colStart).Nanoseconds()
-		for i := 0; i < len(pks); i += c.BatchSize {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), err)
-			}
-			batch := pks[i:min(i+c.BatchSize, len(pks))]
-			t0 := c.Now()
-			ents, err := src.FetchRaw(ctx, p.schema, batch, &buf)
-			read += c.Now().Sub(t0).Nanoseconds()
-			if err == nil && len(ents) != len(batch) {
-				err = fmt.Errorf("asked for %d entities, the source returned %d", len(batch), len(ents))
-			}
-			if err != nil && ctx.Err() != nil { // cut in flight by the interrupt: say so
-				return nil, fmt.Errorf("extraction interrupted in %s after %d of %d: %w", ty, i, len(pks), context.Cause(ctx))
-			}
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", ty, err)
-			}
-			for _, e := range ents {
-				var id evita.Entity
-				if req, id, err = tc.Upsert(req[:0], e); err != nil {
-					return nil, fmt.Errorf("reading %s: %w", ty, err)
-				}
-				if err := w.Entity(id.PrimaryKey, req); err != nil {
-					return nil, err
-				}
-			}
-			done += int64(len(batch))
-			c.extractProgress(ty, i+len(batch), len(pks), done, total, start)
-		}
-		if err := w.End(read, c.Now().Sub(colStart).Nanoseconds()); err != nil {
-			return nil, err
-		}
+		x.done += int64(len(batch))
+		c.extractProgress(ty, i+len(batch), len(pks), x.done, x.total, x.start)
 	}
-	committed = true
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	info, err := workload.Verify(ec.Out)
-	if err != nil {
-		return nil, fmt.Errorf("the workload just written does not verify: %w", err)
-	}
-	return &info, nil
+	return w.End(read, c.Now().Sub(colStart).Nanoseconds())
 }
 
 func (c Config) extractProgress(ty string, done, of int, all, total int64, start time.Time) {

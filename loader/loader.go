@@ -198,6 +198,18 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 		}
 	}
 	loadDone := loadErr == nil
+	if loadErr = classifyLoadErr(ctx, loadErr); loadErr != nil {
+		recordAbort(&m, loadErr, loadDone)
+		_ = tgt.close(context.WithoutCancel(ctx)) // best effort; the target may be gone
+		return res, c.finish(stage, csvFile, res, loadErr)
+	}
+	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
+	return res, c.finish(stage, csvFile, res, c.publishAndVerify(ctx, l, tgt, sp, &m))
+}
+
+// classifyLoadErr tells a user's interrupt from a lost server: a load cancelled by
+// the user, or a context cancelled after the last upsert, is an interrupt.
+func classifyLoadErr(ctx context.Context, loadErr error) error {
 	var ae *AbortError
 	if loadErr != nil && errors.Is(loadErr, context.Canceled) && errors.As(loadErr, &ae) {
 		loadErr = &interrupted{"load interrupted " + ae.Where, loadErr} // an interrupt, not a lost server
@@ -205,37 +217,44 @@ func Run(ctx context.Context, c Config) (res *Result, err error) {
 	if loadErr == nil && ctx.Err() != nil { // after the last upsert, before goLive
 		loadErr = &interrupted{"interrupted after the load, before goLive", context.Cause(ctx)}
 	}
-	if loadErr != nil {
-		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: loadErr.Error()}
-		var in *interrupted
-		if errors.As(loadErr, &in) {
-			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: in.what}
-		}
-		m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
-		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
-		if loadDone {
-			m.Verification.Error = "interrupted before goLive"
-		}
-		_ = tgt.close(context.WithoutCancel(ctx)) // best effort; the target may be gone
-		return res, c.finish(stage, csvFile, res, loadErr)
+	return loadErr
+}
+
+// recordAbort records a load that did not reach goLive: aborted or interrupted, goLive
+// skipped, nothing verified (loadDone: every upsert had been done).
+func recordAbort(m *runfmt.Manifest, loadErr error, loadDone bool) {
+	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: loadErr.Error()}
+	var in *interrupted
+	if errors.As(loadErr, &in) {
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: in.what}
 	}
-	m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeComplete}
-	c.publish(ctx, tgt, sp, &m)
+	m.GoLive = runfmt.GoLive{Status: runfmt.GoLiveSkipped}
+	m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "the load did not finish"}
+	if loadDone {
+		m.Verification.Error = "interrupted before goLive"
+	}
+}
+
+// publishAndVerify runs goLive and the verification after a complete load; an
+// interrupt during either is recorded as such (what goLive did stays recorded) and
+// returned for the run's error.
+func (c Config) publishAndVerify(ctx context.Context, l *load, tgt targetSession, sp *sourcePlan, m *runfmt.Manifest) error {
+	c.publish(ctx, tgt, sp, m)
 	if ctx.Err() != nil { // interrupted during goLive: what goLive did stays recorded
 		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during goLive"}
 		if m.GoLive.Status == runfmt.GoLiveFailed {
 			m.GoLive.Error = "interrupted by the user: " + m.GoLive.Error
 		}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted before verification"}
-		return res, c.finish(stage, csvFile, res, &interrupted{m.Outcome.Detail, context.Cause(ctx)})
+		return &interrupted{m.Outcome.Detail, context.Cause(ctx)}
 	}
 	m.Verification = l.verify(ctx, sp.order)
 	if ctx.Err() != nil { // interrupted during verification: its counts are not proof
 		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeInterrupted, Detail: "interrupted during verification"}
 		m.Verification = runfmt.Verification{Status: runfmt.Unverified, Error: "interrupted during verification"}
-		return res, c.finish(stage, csvFile, res, &interrupted{m.Outcome.Detail, context.Cause(ctx)})
+		return &interrupted{m.Outcome.Detail, context.Cause(ctx)}
 	}
-	return res, c.finish(stage, csvFile, res, nil)
+	return nil
 }
 
 // processCPU is this process's user + system CPU time in ns (-1 if unknown); the

@@ -83,51 +83,15 @@ type Profiler interface {
 // in the manifest and proves the pristine snapshot unchanged. A server that fails
 // during the run (exits, runs out of memory, turns GC-bound, stops answering) ends it;
 // the manifest and the error name that cause first.
+//
+// Its phases are methods of spawn; the deferred clean-ups stay here, in the order they
+// must run (last registered, first run).
 func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err error) {
-	live := c.Replay == nil // a replay reads a file: no reader server
-	if err := sc.absolute(&c, live); err != nil {
-		return nil, err
-	}
-	pristine := filepath.Join(sc.Pristine, sc.Catalog)
-	snap := &evitaserver.Snapshot{}
-	heaps := map[string]int64{"writer": sc.ServerHeap}
-	if live {
-		if st, err := os.Stat(pristine); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
-		}
-		if snap, err = snapshotSettings(&sc, "writer", "reader"); err != nil {
-			return nil, err
-		}
-		heaps = map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}
-	} else {
-		if _, err := c.replayPlan(); err != nil { // refused before the writer starts
-			return nil, err
-		}
-		if err := replayHeap(&sc, c.Replay.Header()); err != nil {
-			return nil, err
-		}
-	}
-	if sc.HeapNote != "" {
-		c.warnf("note: %s\n", sc.HeapNote)
-	}
-	if sc.Embedded {
-		if live {
-			return nil, ErrEmbeddedNeedsReplay
-		}
-		id, err := sc.Server.Identify()
-		if err != nil {
-			return nil, err
-		}
-		if sc.embeddedClasses, err = embedded.Build(sc.Server, id, func(msg string) { c.warnf("%s\n", msg) }); err != nil {
-			return nil, err
-		}
-	}
-	createdWork, err := prepareWork(sc.WorkDir, heaps)
+	s := &spawn{sc: sc, c: c, live: c.Replay == nil} // a replay reads a file: no reader server
+	createdWork, err := s.prepare()
 	if err != nil {
 		return nil, err
 	}
-	var fault *evitaserver.Fault
-	startFailed := false // a JVM died starting, or never became ready: its log is kept
 	defer func() {
 		// on failure, remove only what this call created: the servers' data (a copy, a
 		// catalog loaded only to be measured), and the work directory it made — unless a
@@ -137,124 +101,250 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 			return
 		}
 		for _, role := range []string{"writer", "reader"} {
-			os.RemoveAll(filepath.Join(sc.WorkDir, role))
+			os.RemoveAll(filepath.Join(s.sc.WorkDir, role))
 		}
-		if createdWork && fault == nil && !startFailed {
-			os.RemoveAll(sc.WorkDir)
+		if createdWork && s.fault == nil && !s.startFailed {
+			os.RemoveAll(s.sc.WorkDir)
 		}
 	}()
-	var before string
-	var size int64
-	if live {
-		if before, size, err = checksum(pristine); err != nil {
+	if s.live {
+		if s.before, s.size, err = checksum(s.pristine); err != nil {
 			return nil, err
 		}
 	}
-	proved := !live // the run's own finish proved the snapshot unchanged (a replay has none)
-	defer func() {  // the snapshot must come out as it went in, whatever happened
-		if proved {
+	s.proved = !s.live // the run's own finish proved the snapshot unchanged (a replay has none)
+	defer func() {     // the snapshot must come out as it went in, whatever happened
+		if s.proved {
 			return
 		}
-		if cerr := unchanged(pristine, before); cerr != nil {
+		if cerr := unchanged(s.pristine, s.before); cerr != nil {
 			err = errors.Join(cerr, err)
 		}
 	}()
 
 	// the servers are watched from their start; a fault cancels the run with its cause
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	// both JVMs start at once (each takes seconds to boot; nothing is measured yet), and
-	// whichever started is discarded however the other fared; a JVM that dies starting
-	// ends the other's start too
-	type started struct {
-		s   *evitaserver.Server
-		ew  *embedded.Writer
-		err error
-	}
-	writerUp := make(chan started, 1)
-	go func() {
-		w, ew, err := sc.start(runCtx, stop, "writer", sc.ServerHeap, sc.Compress, nil, c)
-		if err != nil {
-			stop(nil)
-		}
-		writerUp <- started{w, ew, err}
-	}()
-	var reader *evitaserver.Server
-	var rerr error
-	if live {
-		readerCompress := snap.StorageCompress // the snapshot opens only with its own setting
-		reader, _, rerr = sc.start(runCtx, stop, "reader", sc.ReaderHeap, readerCompress, map[string]string{sc.Catalog: pristine}, c)
-		if rerr != nil {
-			stop(nil) // a writer still booting gives up
-		}
-	}
-	w := <-writerUp
-	if reader != nil {
-		defer sc.discard(reader)
+	s.ctx, s.stop = context.WithCancelCause(ctx)
+	defer s.stop(nil)
+	w, rerr := s.boot()
+	if s.reader != nil {
+		defer s.sc.discard(s.reader)
 	}
 	if w.s != nil {
-		defer sc.discard(w.s)
+		defer s.sc.discard(w.s)
 	}
-	startFailed = w.err != nil && !errors.Is(w.err, context.Canceled) || rerr != nil && !errors.Is(rerr, context.Canceled)
-	if w.err != nil && (rerr == nil || errors.Is(rerr, context.Canceled)) {
-		return nil, withCause(runCtx, w.err, &fault) // the writer failed first: the reader was only stopped
+	if err := s.booted(w, rerr); err != nil {
+		return nil, err
 	}
-	if rerr != nil {
-		return nil, rerr
-	}
-	writer := w.s
-	if live {
-		src, err := evita.Dial(runCtx, reader.Addr, evita.Options{})
+	if s.live {
+		src, err := s.connectReader()
 		if err != nil {
-			return nil, withCause(runCtx, err, &fault)
+			return nil, err
 		}
 		defer src.Close()
-		// the reader activates the stored catalog in the background: wait for it, as the
-		// Java harness does, with a deadline that grows with the snapshot
-		wait := 2*time.Minute + time.Duration(size>>30)*time.Minute
-		if _, err := src.WaitSettled(runCtx, sc.Catalog, wait, func(state string, waited time.Duration) {
-			c.warnf("reader: catalog %s is %s after %s\n", sc.Catalog, state, waited.Round(time.Second))
-		}); err != nil {
-			return nil, withCause(runCtx, fmt.Errorf("reader server: %w", err), &fault)
-		}
-		c.Source, c.SourceCatalog = src, sc.Catalog
 	}
-	if sc.Profiler != nil {
-		if err := sc.Profiler.Attach(writer.Pid()); err != nil {
+	if s.sc.Profiler != nil {
+		if err := s.sc.Profiler.Attach(s.writer.Pid()); err != nil {
 			return nil, fmt.Errorf("writer profile: %w", err)
 		}
-		c.Window, c.Manifest.WriterProfile = sc.Profiler.Window, sc.Profiler.Record()
+		s.c.Window, s.c.Manifest.WriterProfile = s.sc.Profiler.Window, s.sc.Profiler.Record()
 	}
+	s.measureLoadWindow()
+	if s.ew != nil {
+		s.c.Embedded = s.ew
+	} else {
+		dst, err := s.connectWriter()
+		if err != nil {
+			return nil, err
+		}
+		defer dst.Close()
+	}
+	if err := s.warmUp(); err != nil {
+		return nil, err
+	}
+	s.recordConditions()
+	defer func() {
+		if s.proved { // the finish ended the reader
+			<-s.readerDown
+		}
+	}()
+	// everything the run records is finished before its manifest is written and the run
+	// moved into place: a run at --out is complete, never rewritten
+	s.c.finalize = s.finish
+	if res, err = Run(s.ctx, s.c); res == nil {
+		return nil, withCause(s.ctx, err, &s.fault)
+	}
+	return res, err
+}
+
+// spawn is one Spawn under way: its configuration, the servers it started and what
+// it measured around the load, shared by its phases and by the finish that completes
+// the manifest.
+type spawn struct {
+	sc   SpawnConfig
+	c    Config
+	live bool // a reader server is the source (not a replayed file)
+
+	pristine string                // <Pristine>/<Catalog>
+	snap     *evitaserver.Snapshot // the snapshot's settings (live only)
+	before   string                // the snapshot's checksum before the run (live only)
+	size     int64                 // the snapshot's size in bytes (live only)
+
+	ctx         context.Context // the run's: cancelled with a server's fault as its cause
+	stop        context.CancelCauseFunc
+	fault       *evitaserver.Fault
+	startFailed bool // a JVM died starting, or never became ready: its log is kept
+	proved      bool // the snapshot was proved unchanged (or there is none)
+
+	writer, reader *evitaserver.Server
+	ew             *embedded.Writer // the embedded writer, if the writer is one
+	readerDown     chan struct{}    // closed once the reader is ended (at once without one)
+
 	// the writer's CPU during the load window, and the factors of its variance (the
 	// writer's CPU by thread group, faults, switches, JIT, steal, the reader's CPU),
 	// sampled inside the profiler's window and outside the load's clocks
-	var loadCPU *int64
-	var factors *runfmt.VarianceFactors
-	var loadWindow [2]time.Duration // the writer's uptime at the load window's ends
-	var speed *canary.Canary        // the machine's speed during the load
+	loadCPU    *int64
+	factors    *runfmt.VarianceFactors
+	loadWindow [2]time.Duration // the writer's uptime at the load window's ends
+	warmEnd    time.Duration    // the writer's uptime when the warm-up loads ended
+}
+
+// startedServer is one JVM's start: the server, the embedded writer if it is one, or
+// why it did not start.
+type startedServer struct {
+	s   *evitaserver.Server
+	ew  *embedded.Writer
+	err error
+}
+
+// prepare checks what the run needs before any JVM starts: absolute paths, the
+// snapshot's settings or the replay's plan, the heaps, the embedded writer's classes;
+// then it claims the work directory (created says whether this call made it).
+func (s *spawn) prepare() (created bool, err error) {
+	sc, c := &s.sc, &s.c
+	if err := sc.absolute(c, s.live); err != nil {
+		return false, err
+	}
+	s.pristine = filepath.Join(sc.Pristine, sc.Catalog)
+	s.snap = &evitaserver.Snapshot{}
+	heaps := map[string]int64{"writer": sc.ServerHeap}
+	if s.live {
+		if st, err := os.Stat(s.pristine); err != nil || !st.IsDir() {
+			return false, fmt.Errorf("pristine snapshot %s: no catalog directory %q there", sc.Pristine, sc.Catalog)
+		}
+		if s.snap, err = snapshotSettings(sc, "writer", "reader"); err != nil {
+			return false, err
+		}
+		heaps = map[string]int64{"writer": sc.ServerHeap, "reader": sc.ReaderHeap}
+	} else {
+		if _, err := c.replayPlan(); err != nil { // refused before the writer starts
+			return false, err
+		}
+		if err := replayHeap(sc, c.Replay.Header()); err != nil {
+			return false, err
+		}
+	}
+	if sc.HeapNote != "" {
+		c.warnf("note: %s\n", sc.HeapNote)
+	}
+	if sc.Embedded {
+		if s.live {
+			return false, ErrEmbeddedNeedsReplay
+		}
+		id, err := sc.Server.Identify()
+		if err != nil {
+			return false, err
+		}
+		if sc.embeddedClasses, err = embedded.Build(sc.Server, id, func(msg string) { c.warnf("%s\n", msg) }); err != nil {
+			return false, err
+		}
+	}
+	return prepareWork(sc.WorkDir, heaps)
+}
+
+// boot starts both JVMs at once (each takes seconds to boot; nothing is measured yet).
+// A JVM that dies starting ends the other's start too; the caller discards whichever
+// started, however the other fared.
+func (s *spawn) boot() (startedServer, error) {
+	writerUp := make(chan startedServer, 1)
+	go func() {
+		w, ew, err := s.sc.start(s.ctx, s.stop, "writer", s.sc.ServerHeap, s.sc.Compress, nil, s.c)
+		if err != nil {
+			s.stop(nil)
+		}
+		writerUp <- startedServer{w, ew, err}
+	}()
+	var rerr error
+	if s.live {
+		readerCompress := s.snap.StorageCompress // the snapshot opens only with its own setting
+		s.reader, _, rerr = s.sc.start(s.ctx, s.stop, "reader", s.sc.ReaderHeap, readerCompress,
+			map[string]string{s.sc.Catalog: s.pristine}, s.c)
+		if rerr != nil {
+			s.stop(nil) // a writer still booting gives up
+		}
+	}
+	return <-writerUp, rerr
+}
+
+// booted names the JVM that failed first, if one did; otherwise the writer is ready.
+func (s *spawn) booted(w startedServer, rerr error) error {
+	s.startFailed = w.err != nil && !errors.Is(w.err, context.Canceled) || rerr != nil && !errors.Is(rerr, context.Canceled)
+	if w.err != nil && (rerr == nil || errors.Is(rerr, context.Canceled)) {
+		return withCause(s.ctx, w.err, &s.fault) // the writer failed first: the reader was only stopped
+	}
+	if rerr != nil {
+		return rerr
+	}
+	s.writer, s.ew = w.s, w.ew
+	return nil
+}
+
+// connectReader makes the reader the load's source once its catalog is active.
+func (s *spawn) connectReader() (*evita.Client, error) {
+	src, err := evita.Dial(s.ctx, s.reader.Addr, evita.Options{})
+	if err != nil {
+		return nil, withCause(s.ctx, err, &s.fault)
+	}
+	// the reader activates the stored catalog in the background: wait for it, as the
+	// Java harness does, with a deadline that grows with the snapshot
+	wait := 2*time.Minute + time.Duration(s.size>>30)*time.Minute
+	if _, err := src.WaitSettled(s.ctx, s.sc.Catalog, wait, func(state string, waited time.Duration) {
+		s.c.warnf("reader: catalog %s is %s after %s\n", s.sc.Catalog, state, waited.Round(time.Second))
+	}); err != nil {
+		err = withCause(s.ctx, fmt.Errorf("reader server: %w", err), &s.fault)
+		src.Close()
+		return nil, err
+	}
+	s.c.Source, s.c.SourceCatalog = src, s.sc.Catalog
+	return src, nil
+}
+
+// measureLoadWindow wraps the load's window (and the profiler's, if any) to sample the
+// variance factors and the canary at its ends, inside the profiler's window.
+func (s *spawn) measureLoadWindow() {
+	var speed *canary.Canary // the machine's speed during the load
 	var f0 factorSample
 	begun := false
-	profWindow := c.Window
+	profWindow := s.c.Window
 	canary.Prepare() // its memory made now, not inside the window it measures
-	c.Window = func(phase string, begin bool) error {
+	s.c.Window = func(phase string, begin bool) error {
 		var err error
 		if begin && profWindow != nil {
 			err = profWindow(phase, begin)
 		}
 		if phase == runfmt.PhaseLoad && begin {
-			f0, begun = sampleFactors(writer, reader, w.ew), true
+			f0, begun = sampleFactors(s.writer, s.reader, s.ew), true
 			speed = canary.Start()
 		} else if phase == runfmt.PhaseLoad && begun {
 			fig := speed.Stop()
-			f1 := sampleFactors(writer, reader, w.ew)
-			loadWindow = [2]time.Duration{f0.uptime, f1.uptime + f1.cost}
+			f1 := sampleFactors(s.writer, s.reader, s.ew)
+			s.loadWindow = [2]time.Duration{f0.uptime, f1.uptime + f1.cost}
 			if f0.werr == nil && f1.werr == nil { // the writer's CPU from the same /proc reads as its factors
 				v := (f1.writer.Total() - f0.writer.Total()).Nanoseconds()
-				loadCPU = &v
+				s.loadCPU = &v
 			}
-			factors = factorsBetween(f0, f1)
+			s.factors = factorsBetween(f0, f1)
 			if fig.Samples > 0 {
-				factors.Canary = &runfmt.Canary{Samples: fig.Samples, ALUNs: fig.ALUNs, L3Ns: fig.L3Ns, DRAMNs: fig.DRAMNs}
+				s.factors.Canary = &runfmt.Canary{Samples: fig.Samples, ALUNs: fig.ALUNs, L3Ns: fig.L3Ns, DRAMNs: fig.DRAMNs}
 			}
 		}
 		if !begin && profWindow != nil {
@@ -262,124 +352,136 @@ func Spawn(ctx context.Context, sc SpawnConfig, c Config) (res *Result, err erro
 		}
 		return err
 	}
-	if w.ew != nil {
-		c.Embedded = w.ew
-	} else {
-		// the writer is watched: a slow call to a live server is not a failure, so its
-		// calls may take long; a dead or GC-bound server ends them through the watch
-		dst, err := evita.Dial(runCtx, writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
-		if err != nil {
-			return nil, withCause(runCtx, err, &fault)
-		}
-		defer dst.Close()
-		c.Target = dst
+}
+
+// connectWriter makes the writer server the load's target.
+func (s *spawn) connectWriter() (*evita.Client, error) {
+	// the writer is watched: a slow call to a live server is not a failure, so its
+	// calls may take long; a dead or GC-bound server ends them through the watch
+	dst, err := evita.Dial(s.ctx, s.writer.Addr, evita.Options{CallTimeout: 30 * time.Minute})
+	if err != nil {
+		return nil, withCause(s.ctx, err, &s.fault)
 	}
-	// the warm-up loads run before the measured load's window and clocks; the writer's
-	// GC is then counted from their end
-	var warmEnd time.Duration
-	if sc.WarmUp > 0 {
-		loads, err := warmUp(runCtx, c, sc.WarmUp, sc.WorkDir, func() (evitaserver.JIT, error) { return evitaserver.ReadJIT(writer.Pid()) })
-		if err != nil {
-			return nil, withCause(runCtx, err, &fault)
-		}
-		c.Manifest.WarmUp, warmEnd = loads, writer.Uptime()
+	s.c.Target = dst
+	return dst, nil
+}
+
+// warmUp runs the warm-up loads before the measured load's window and clocks; the
+// writer's GC is then counted from their end.
+func (s *spawn) warmUp() error {
+	if s.sc.WarmUp <= 0 {
+		return nil
 	}
-	c.Manifest.Conditions.WarmUpLoads = sc.WarmUp
-	if c.Duet != nil {
-		c.Duet.pinned(writer.Pid())
+	loads, err := warmUp(s.ctx, s.c, s.sc.WarmUp, s.sc.WorkDir, func() (evitaserver.JIT, error) { return evitaserver.ReadJIT(s.writer.Pid()) })
+	if err != nil {
+		return withCause(s.ctx, err, &s.fault)
+	}
+	s.c.Manifest.WarmUp, s.warmEnd = loads, s.writer.Uptime()
+	return nil
+}
+
+// recordConditions puts what Spawn pinned (heaps, storage, JVM options, builds, the
+// snapshot's checksum) into the manifest the load starts from.
+func (s *spawn) recordConditions() {
+	sc, m := s.sc, &s.c.Manifest
+	m.Conditions.WarmUpLoads = sc.WarmUp
+	if s.c.Duet != nil {
+		s.c.Duet.pinned(s.writer.Pid())
 	}
 	sh, rh := sc.ServerHeap, sc.ReaderHeap
 	no, compress := false, sc.Compress
-	c.Manifest.Server.MaxHeapBytes = &sh // pinned by us: known
-	c.Manifest.Conditions.StorageCompress, c.Manifest.Conditions.CacheEnabled, c.Manifest.Conditions.TrafficRecording = &compress, &no, &no
-	c.Manifest.Conditions.WriterJVMOptions = slices.Clone(sc.WriterJVMOptions)
-	c.Manifest.Server.Build, c.Manifest.Server.JVM = writer.Record()
-	readerDown := make(chan struct{})
-	if live {
-		c.Manifest.Reader.MaxHeapBytes = &rh
-		c.Manifest.Reader.Build, c.Manifest.Reader.JVM = reader.Record()
-		c.Manifest.Dataset.SnapshotSHA256 = before
+	m.Server.MaxHeapBytes = &sh // pinned by us: known
+	m.Conditions.StorageCompress, m.Conditions.CacheEnabled, m.Conditions.TrafficRecording = &compress, &no, &no
+	m.Conditions.WriterJVMOptions = slices.Clone(sc.WriterJVMOptions)
+	m.Server.Build, m.Server.JVM = s.writer.Record()
+	s.readerDown = make(chan struct{})
+	if s.live {
+		m.Reader.MaxHeapBytes = &rh
+		m.Reader.Build, m.Reader.JVM = s.reader.Record()
+		m.Dataset.SnapshotSHA256 = s.before
 	} else {
-		close(readerDown)                   // there is none
-		c.Manifest.Reader = runfmt.Reader{} // and no reader heap, whatever the caller knew
+		close(s.readerDown)        // there is none
+		m.Reader = runfmt.Reader{} // and no reader heap, whatever the caller knew
 	}
-	defer func() {
-		if proved { // the finish below ended the reader
-			<-readerDown
+}
+
+// finish is the run's Config.finalize: it names a server's fault as the outcome, ends
+// both servers, records the peaks, the profile and the writer's GC, and proves the
+// snapshot unchanged.
+func (s *spawn) finish(dir string, m *runfmt.Manifest, runErr error) error {
+	var err error
+	m.Server.LoadCPUNs, m.Factors = s.loadCPU, s.factors
+	// did a server fail? give the watch its moment (see withCause): after an error, and
+	// after a goLive that failed or a load left unverified (an embedded writer survives
+	// its OutOfMemoryError and answers with it; only its log says the JVM ran out)
+	if runErr != nil || m.GoLive.Status == runfmt.GoLiveFailed || m.Verification.Status == runfmt.Unverified {
+		select {
+		case <-s.ctx.Done():
+		case <-time.After(faultGrace):
 		}
-	}()
-	// everything the run records is finished before its manifest is written and the run
-	// moved into place: a run at --out is complete, never rewritten
-	c.finalize = func(dir string, m *runfmt.Manifest, runErr error) error {
-		var err error
-		m.Server.LoadCPUNs, m.Factors = loadCPU, factors
-		// did a server fail? give the watch its moment (see withCause): after an error, and
-		// after a goLive that failed or a load left unverified (an embedded writer survives
-		// its OutOfMemoryError and answers with it; only its log says the JVM ran out)
-		if runErr != nil || m.GoLive.Status == runfmt.GoLiveFailed || m.Verification.Status == runfmt.Unverified {
-			select {
-			case <-runCtx.Done():
-			case <-time.After(faultGrace):
-			}
-		}
-		if errors.As(context.Cause(runCtx), &fault) {
-			// the run ended because a server failed: that is its outcome, named first
-			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: fault.Error()}
-			err = fault
-		}
-		stop(nil) // the run is over: a server stopping now is no fault
-		// both servers have served their purpose and hold nothing to keep (a disposable
-		// copy, a catalog loaded only to be measured): they are ended at once, not shut
-		// down gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are
-		// complete: the JVM flushes every log line as it writes it; the profile windows
-		// are already closed.
-		if live {
-			go func() { reader.Kill(); close(readerDown) }()
-		}
-		// the peaks, read before the writer ends: what the machine had to hold
-		if rss, rerr := evitaserver.PeakRSS(writer.Pid()); rerr == nil {
-			m.Server.PeakRSSBytes = &rss
-		}
-		if rss, rerr := evitaserver.OwnPeakRSS(); rerr == nil {
-			m.Loader.PeakRSSBytes = &rss
-		}
-		if sc.KeepWriterStorage != "" {
-			err = errors.Join(err, sc.keepStorage(writer, w.ew))
-		}
-		writer.Kill()
-		if sc.Profiler != nil { // converted now, with no server left to compete with
-			m.WriterProfile = sc.Profiler.Finish(dir)
-			if e := m.WriterProfile.Error; e != "" {
-				c.warnf("warning: writer profile: %s\n", e)
-			}
-		}
-		if gc, gerr := writer.GCSince(warmEnd); gerr == nil { // after a warm-up: the measured part alone
-			young, full := gc.Young, gc.Full
-			m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-				ShareOfWallPc: gc.ShareOf(gc.UptimeNs - warmEnd.Nanoseconds())}
-		}
-		if m.Factors != nil && loadWindow[1] > 0 { // the pauses inside the load window
-			if gc, gerr := writer.GCBetween(loadWindow[0], loadWindow[1]); gerr == nil {
-				n, ns := gc.Pauses(), gc.PauseNs
-				m.Factors.GCPauses, m.Factors.GCPauseNs = &n, &ns
-			}
-		}
-		<-readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
-		if !live {
-			return err
-		}
-		proved = true
-		if cerr := unchanged(pristine, before); cerr != nil {
-			// what was read is not the snapshot the run names: nothing it measured stands
-			m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeFailed, Detail: cerr.Error()}
-			err = errors.Join(cerr, err)
-		}
+	}
+	if errors.As(context.Cause(s.ctx), &s.fault) {
+		// the run ended because a server failed: that is its outcome, named first
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeAborted, Detail: s.fault.Error()}
+		err = s.fault
+	}
+	s.stop(nil) // the run is over: a server stopping now is no fault
+	// both servers have served their purpose and hold nothing to keep (a disposable
+	// copy, a catalog loaded only to be measured): they are ended at once, not shut
+	// down gracefully (evitaDB spends 4 s closing its APIs). Their GC logs are
+	// complete: the JVM flushes every log line as it writes it; the profile windows
+	// are already closed.
+	if s.live {
+		go func() { s.reader.Kill(); close(s.readerDown) }()
+	}
+	if kerr := s.endWriter(dir, m); s.sc.KeepWriterStorage != "" { // joined only when kept, as a fault stays itself
+		err = errors.Join(err, kerr)
+	}
+	<-s.readerDown // the reader's copy is not the snapshot, but nothing may read while it writes
+	if !s.live {
 		return err
 	}
-	if res, err = Run(runCtx, c); res == nil {
-		return nil, withCause(runCtx, err, &fault)
+	s.proved = true
+	if cerr := unchanged(s.pristine, s.before); cerr != nil {
+		// what was read is not the snapshot the run names: nothing it measured stands
+		m.Outcome = runfmt.Outcome{Status: runfmt.OutcomeFailed, Detail: cerr.Error()}
+		err = errors.Join(cerr, err)
 	}
-	return res, err
+	return err
+}
+
+// endWriter reads the peaks before the writer ends (what the machine had to hold),
+// keeps its storage if asked, kills it, then converts its profile and reads its GC log.
+func (s *spawn) endWriter(dir string, m *runfmt.Manifest) error {
+	var err error
+	if rss, rerr := evitaserver.PeakRSS(s.writer.Pid()); rerr == nil {
+		m.Server.PeakRSSBytes = &rss
+	}
+	if rss, rerr := evitaserver.OwnPeakRSS(); rerr == nil {
+		m.Loader.PeakRSSBytes = &rss
+	}
+	if s.sc.KeepWriterStorage != "" {
+		err = s.sc.keepStorage(s.writer, s.ew)
+	}
+	s.writer.Kill()
+	if s.sc.Profiler != nil { // converted now, with no server left to compete with
+		m.WriterProfile = s.sc.Profiler.Finish(dir)
+		if e := m.WriterProfile.Error; e != "" {
+			s.c.warnf("warning: writer profile: %s\n", e)
+		}
+	}
+	if gc, gerr := s.writer.GCSince(s.warmEnd); gerr == nil { // after a warm-up: the measured part alone
+		young, full := gc.Young, gc.Full
+		m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
+			ShareOfWallPc: gc.ShareOf(gc.UptimeNs - s.warmEnd.Nanoseconds())}
+	}
+	if m.Factors != nil && s.loadWindow[1] > 0 { // the pauses inside the load window
+		if gc, gerr := s.writer.GCBetween(s.loadWindow[0], s.loadWindow[1]); gerr == nil {
+			n, ns := gc.Pauses(), gc.PauseNs
+			m.Factors.GCPauses, m.Factors.GCPauseNs = &n, &ns
+		}
+	}
+	return err
 }
 
 // unchanged proves the pristine snapshot still has the checksum it had before the run.

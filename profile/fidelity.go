@@ -133,18 +133,7 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		return nil, &OptionError{"Runs", "no run given"}
 	}
 	f := &Fidelity{Reference: ref, Within: within}
-	type run struct {
-		dir string
-		all int64
-		hit []int64 // per entry
-	}
-	type pooled struct {
-		runs    []run              // each run's own, in the order given; pooled, their sums
-		callers []map[string]int64 // per entry: path -> value
-	}
-	byEvent := map[string]*pooled{}
-	given := map[string]string{} // a run's load profile digest -> the directory it was first given as
-	var first *runfmt.Manifest
+	pool := &fidelityPool{ref: ref, f: f, byEvent: map[string]*pooledEvent{}, given: map[string]string{}}
 	for _, p := range paths {
 		dirs, _, err := runfmt.RunDirs(p)
 		if err != nil {
@@ -154,65 +143,107 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 			return nil, fmt.Errorf("%s: no runs", p)
 		}
 		for _, d := range dirs {
-			r, err := OpenRun(d)
-			if err != nil {
+			if err := pool.add(d); err != nil {
 				return nil, err
-			}
-			if r.Manifest.ExitCode == 1 {
-				return nil, fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
-			}
-			if first == nil {
-				first = r.Manifest
-			} else if why := notPoolable(first, r.Manifest); why != "" {
-				return nil, &Refusal{fmt.Sprintf("%s and %s %s: a fidelity report is of one build's writer on one workload", f.Runs[0].Dir, d, why)}
-			}
-			w := r.Manifest.WriterProfile
-			ev := eventOf(w.Mode)
-			if ev == "" {
-				return nil, &Refusal{fmt.Sprintf("run %s was profiled in %s mode; a fidelity reference holds cpu and alloc shares", d, w.Mode)}
-			}
-			load, ok := r.Phases[runfmt.PhaseLoad]
-			if !ok {
-				return nil, fmt.Errorf("run %s: its writer profile has no load phase", d)
-			}
-			// the same samples are the same run, whatever directory it is given as (a copy
-			// included) and whatever its manifest was edited to say
-			if prev, ok := given[r.Digests[runfmt.PhaseLoad]]; ok {
-				return nil, &Refusal{fmt.Sprintf("run %s is given twice (also as %s, the same load profile): pooled twice, it would weigh double", d, prev)}
-			}
-			given[r.Digests[runfmt.PhaseLoad]] = d
-			for _, fr := range f.Runs {
-				if b := w.Describe(); fr.Event == ev && fr.Profile != b {
-					// pooled by value, a run sampled ten times as coarsely weighs as much with a tenth of the samples
-					return nil, &Refusal{fmt.Sprintf("run %s was profiled %s and %s %s: pool runs profiled alike (--writer-profile-interval)", d, b, fr.Dir, fr.Profile)}
-				}
-			}
-			pl := byEvent[ev]
-			if pl == nil {
-				pl = &pooled{callers: make([]map[string]int64, len(ref.Entries))}
-				for i := range pl.callers {
-					pl.callers[i] = map[string]int64{}
-				}
-				byEvent[ev] = pl
-			}
-			hit := make([]int64, len(ref.Entries))
-			all, jit, samples := shares(load, ref, ev, hit, pl.callers)
-			if all == 0 {
-				return nil, fmt.Errorf("run %s: its %s profile of the load holds no sample outside the JIT compiler's (%d in all): nothing to hold against the reference", d, ev, samples)
-			}
-			pl.runs = append(pl.runs, run{d, all, hit})
-			f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
-				Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
-			if gc := r.Manifest.WriterGC; gc != nil {
-				f.GC = append(f.GC, FidelityGC{Dir: d, FullPauses: gc.FullPauses, PauseWallPc: gc.ShareOfWallPc})
 			}
 		}
 	}
+	pool.compare(within, callers)
+	return f, nil
+}
+
+// pooledRun is one run's shares: its samples in all, and those under each entry.
+type pooledRun struct {
+	dir string
+	all int64
+	hit []int64 // per entry
+}
+
+// pooledEvent is the runs profiled for one event (cpu or alloc).
+type pooledEvent struct {
+	runs    []pooledRun        // each run's own, in the order given; pooled, their sums
+	callers []map[string]int64 // per entry: path -> value
+}
+
+// fidelityPool gathers the runs of a fidelity report, refusing those that cannot be
+// pooled with the first (another build or workload, another profiling interval, the
+// same samples twice).
+type fidelityPool struct {
+	ref     *Reference
+	f       *Fidelity
+	byEvent map[string]*pooledEvent
+	given   map[string]string // a run's load profile digest -> the directory it was first given as
+	first   *runfmt.Manifest
+}
+
+// add pools the run in directory d: its load profile's shares of the reference's
+// entries, its record and its GC.
+func (p *fidelityPool) add(d string) error {
+	ref, f := p.ref, p.f
+	r, err := OpenRun(d)
+	if err != nil {
+		return err
+	}
+	if r.Manifest.ExitCode == 1 {
+		return fmt.Errorf("run %s failed (exit 1): its profile covers a load that did not happen as measured", d)
+	}
+	if p.first == nil {
+		p.first = r.Manifest
+	} else if why := notPoolable(p.first, r.Manifest); why != "" {
+		return &Refusal{fmt.Sprintf("%s and %s %s: a fidelity report is of one build's writer on one workload", f.Runs[0].Dir, d, why)}
+	}
+	w := r.Manifest.WriterProfile
+	ev := eventOf(w.Mode)
+	if ev == "" {
+		return &Refusal{fmt.Sprintf("run %s was profiled in %s mode; a fidelity reference holds cpu and alloc shares", d, w.Mode)}
+	}
+	load, ok := r.Phases[runfmt.PhaseLoad]
+	if !ok {
+		return fmt.Errorf("run %s: its writer profile has no load phase", d)
+	}
+	// the same samples are the same run, whatever directory it is given as (a copy
+	// included) and whatever its manifest was edited to say
+	if prev, ok := p.given[r.Digests[runfmt.PhaseLoad]]; ok {
+		return &Refusal{fmt.Sprintf("run %s is given twice (also as %s, the same load profile): pooled twice, it would weigh double", d, prev)}
+	}
+	p.given[r.Digests[runfmt.PhaseLoad]] = d
+	for _, fr := range f.Runs {
+		if b := w.Describe(); fr.Event == ev && fr.Profile != b {
+			// pooled by value, a run sampled ten times as coarsely weighs as much with a tenth of the samples
+			return &Refusal{fmt.Sprintf("run %s was profiled %s and %s %s: pool runs profiled alike (--writer-profile-interval)", d, b, fr.Dir, fr.Profile)}
+		}
+	}
+	pl := p.byEvent[ev]
+	if pl == nil {
+		pl = &pooledEvent{callers: make([]map[string]int64, len(ref.Entries))}
+		for i := range pl.callers {
+			pl.callers[i] = map[string]int64{}
+		}
+		p.byEvent[ev] = pl
+	}
+	hit := make([]int64, len(ref.Entries))
+	all, jit, samples := shares(load, ref, ev, hit, pl.callers)
+	if all == 0 {
+		return fmt.Errorf("run %s: its %s profile of the load holds no sample outside the JIT compiler's (%d in all): nothing to hold against the reference", d, ev, samples)
+	}
+	pl.runs = append(pl.runs, pooledRun{d, all, hit})
+	f.Runs = append(f.Runs, FidelityRun{Dir: d, Build: r.Manifest.Build.Label, Event: ev, Profile: w.Describe(),
+		Entities: r.Manifest.Entities, Samples: samples, JITPct: pct(jit, all+jit)})
+	if gc := r.Manifest.WriterGC; gc != nil {
+		f.GC = append(f.GC, FidelityGC{Dir: d, FullPauses: gc.FullPauses, PauseWallPc: gc.ShareOfWallPc})
+	}
+	return nil
+}
+
+// compare holds the pooled shares against each reference entry (faithful within a
+// factor of within; the top callers of each) and sums the main entries up.
+func (p *fidelityPool) compare(within float64, callers int) {
+	f := p.f
 	faithful := func(ratio float64) bool { return ratio >= 1/within && ratio <= within }
 	logSum, worst, n := 0.0, 0.0, 0
-	for i, e := range ref.Entries {
+	for i, e := range p.ref.Entries {
 		row := FidelityRow{RefEntry: e}
-		if pl, ok := byEvent[e.Event]; ok {
+		if pl, ok := p.byEvent[e.Event]; ok {
 			var hit, all int64
 			for _, r := range pl.runs {
 				hit, all = hit+r.hit[i], all+r.all
@@ -262,7 +293,6 @@ func FidelityReport(ref *Reference, within float64, callers int, paths ...string
 		g := math.Exp(logSum / float64(n))
 		f.Summary.GeoMeanRatio = &g
 	}
-	return f, nil
 }
 
 // ratioFloor is the least ratio the geometric mean counts: a share of zero is

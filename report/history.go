@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -50,7 +49,7 @@ type SeriesJSON struct {
 	Unit         string                `json:"unit"`
 	Builds       []int                 `json:"builds"` // indices into the line's builds
 	Values       []float64             `json:"values"`
-	Adjusted     []float64             `json:"adjusted,omitempty"` // the values at one machine speed (when adjusted)
+	Adjusted     []float64             `json:"adjusted,omitempty"` // the values the change points were found in: at one machine speed (when adjusted)
 	Slope        *float64              `json:"adjust_slope,omitempty"`
 	NoisePct     *float64              `json:"noise_pct,omitempty"`
 	Levels       []float64             `json:"levels,omitempty"` // the segments' levels between the change points
@@ -88,11 +87,7 @@ func BuildHistory(dir string, lines []history.Analysis) *HistoryJSON {
 			if s.Seg != nil {
 				sj.ChangePoints = append(sj.ChangePoints, s.Seg.ChangePoints...)
 				sj.Slope, sj.NoisePct, sj.Levels = s.Seg.Slope, s.Seg.NoisePct, s.Seg.Levels
-				if s.Seg.Slope != nil {
-					for _, y := range s.Seg.Adjusted {
-						sj.Adjusted = append(sj.Adjusted, math.Exp(y))
-					}
-				}
+				sj.Adjusted = s.Adjusted()
 			}
 			l.Series = append(l.Series, sj)
 		}
@@ -199,35 +194,36 @@ func seriesWords(l LineJSON, s SeriesJSON) []string {
 		out = append(out, fmt.Sprintf("  between %s and %s (builds %d and %d): %s %% [%s %%, %s %%], p %s; %s before, %s after",
 			buildName(b.Build), buildName(a.Build), s.Builds[c.Index-1]+1, s.Builds[c.Index]+1, SignedPct(c.DeltaPct), SignedPct(c.CILowPct),
 			SignedPct(c.CIHighPct), Fixed(c.P, 3), Plural(c.Before[1]-c.Before[0], "build"), Plural(c.After[1]-c.After[0], "build")))
-		for _, cf := range l.Confirmations {
-			if cf.Metric == s.Figure && cf.Before.Commit == b.Commit && cf.After.Commit == a.Commit && cf.Before.Label == b.Label {
-				state := "not confirmed"
-				if cf.Confirmed {
-					state = "confirmed"
-				}
-				iv := "no interval"
-				if cf.DeltaPct != nil && cf.CILowPct != nil {
-					iv = fmt.Sprintf("%s %% [%s %%, %s %%]", SignedPct(*cf.DeltaPct), SignedPct(*cf.CILowPct), SignedPct(*cf.CIHighPct))
-				}
-				out = append(out, fmt.Sprintf("    %s by a series (%s %s: %s; %s)", state, cf.Gate, cf.Verdict, iv, cf.Series))
+		done := history.FollowUpOf(l.Confirmations, l.Bisections, s.Figure, b.Build, a.Build)
+		if cf := done.Confirmation; cf != nil {
+			state := "not confirmed"
+			if cf.Confirmed {
+				state = "confirmed"
 			}
+			out = append(out, fmt.Sprintf("    %s by a series (%s %s: %s; %s)", state, cf.Gate, cf.Verdict, confirmationInterval(cf), cf.Series))
 		}
-		for _, bi := range l.Bisections {
-			if bi.Metric == s.Figure && bi.Before.Commit == b.Commit && bi.After.Commit == a.Commit {
-				if len(bi.Culprits) == 0 {
-					out = append(out, fmt.Sprintf("    bisected: %s (%s)", bi.Outcome, bi.Dir))
+		if bi := done.Bisection; bi != nil {
+			if len(bi.Culprits) == 0 {
+				out = append(out, fmt.Sprintf("    bisected: %s (%s)", bi.Outcome, bi.Dir))
+			}
+			for _, c := range bi.Culprits {
+				ch := ""
+				if c.DeltaPct != nil {
+					ch = fmt.Sprintf(" %s %%", SignedPct(*c.DeltaPct))
 				}
-				for _, c := range bi.Culprits {
-					ch := ""
-					if c.DeltaPct != nil {
-						ch = fmt.Sprintf(" %s %%", SignedPct(*c.DeltaPct))
-					}
-					out = append(out, fmt.Sprintf("    bisected: %.12s%s %q (%s)", c.Commit, ch, c.Title, bi.Dir))
-				}
+				out = append(out, fmt.Sprintf("    bisected: %.12s%s %q (%s)", c.Commit, ch, c.Title, bi.Dir))
 			}
 		}
 	}
 	return out
+}
+
+// confirmationInterval is a confirming series' change and interval on its gate.
+func confirmationInterval(cf *history.Confirmation) string {
+	if cf.DeltaPct == nil || cf.CILowPct == nil || cf.CIHighPct == nil {
+		return "no interval"
+	}
+	return fmt.Sprintf("%s %% [%s %%, %s %%]", SignedPct(*cf.DeltaPct), SignedPct(*cf.CILowPct), SignedPct(*cf.CIHighPct))
 }
 
 func buildName(b history.Build) string {

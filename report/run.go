@@ -264,9 +264,24 @@ func WriteRunWith(w io.Writer, s *analyze.RunSummary, f Format, o RunOptions) er
 	return writeRunDoc(w, r, s, false)
 }
 
+// writeRunDoc writes a run's report for people (text or markdown), section by section.
 func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error {
-	m := r.Run
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	writeRunHeading(p, r, md)
+	writeRunIdentity(p, r.Run, md)
+	if err := writeClockTable(w, p, s, r.Run, md); err != nil {
+		return err
+	}
+	writeRunLines(p, r, s)
+	return writeCollectionTable(w, p, r, s, md)
+}
+
+// printf is writeRunDoc's printer to its writer.
+type printf func(format string, args ...any)
+
+// writeRunHeading writes the run's warnings and its title (markdown: the title first).
+func writeRunHeading(p printf, r *RunJSON, md bool) {
+	m := r.Run
 	if md {
 		p("## warmstat run `%s` - build `%s`\n\n", m.RunID, m.Build.Label)
 		for _, x := range r.Warnings {
@@ -275,15 +290,20 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		if len(r.Warnings) > 0 {
 			p("\n")
 		}
-	} else {
-		for _, x := range r.Warnings {
-			p("!! %s\n", x)
-		}
-		if len(r.Warnings) > 0 {
-			p("\n")
-		}
-		p("warmstat report - run %s, build %s\n", m.RunID, m.Build.Label)
+		return
 	}
+	for _, x := range r.Warnings {
+		p("!! %s\n", x)
+	}
+	if len(r.Warnings) > 0 {
+		p("\n")
+	}
+	p("warmstat report - run %s, build %s\n", m.RunID, m.Build.Label)
+}
+
+// writeRunIdentity writes what was measured: the build, the loader, the catalogs, the
+// servers and the conditions (and the workload, for a replay).
+func writeRunIdentity(p printf, m *runfmt.Manifest, md bool) {
 	target := m.TargetMode
 	if m.Server.Address != "" {
 		target += " " + m.Server.Address
@@ -315,20 +335,13 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		}
 		p("\n")
 	}
+}
+
+// writeClockTable writes where the load's wall-clock went (upsert, read, ingest, the
+// loop's overhead, the CPUs and variance factors), goLive, the total and the warm-up
+// loads.
+func writeClockTable(w io.Writer, p printf, s *analyze.RunSummary, m *runfmt.Manifest, md bool) error {
 	t := m.Timings
-	golive, goliveNote := "skipped", "not run"
-	switch m.GoLive.Status {
-	case runfmt.GoLiveOK:
-		golive, goliveNote = Seconds(*m.GoLive.Ns), "measured apart, never in upsert statistics"
-	case runfmt.GoLiveFailed:
-		golive, goliveNote = "FAILED @ "+Seconds(*m.GoLive.Ns), "time to failure, not a transition time"
-	case runfmt.GoLiveUnconfirmed:
-		golive, goliveNote = "UNCONFIRMED "+Seconds(*m.GoLive.Ns), "the call completed; ALIVE not proven"
-	}
-	total, totalNote := "-", "not defined: goLive did not complete"
-	if s.TotalNs != nil {
-		total, totalNote = Seconds(*s.TotalNs), ""
-	}
 	clock := [][]string{
 		{"load wall-clock", Seconds(t.LoadWallNs), ""},
 		{"  upsert (pure)", Seconds(t.UpsertNs), Fixed(s.UpsertSharePct, 1) + " % of wall"},
@@ -355,29 +368,53 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 	if c := m.Server.LoadCPUNs; c != nil && t.LoadWallNs > 0 {
 		clock = append(clock, []string{"  writer CPU", Seconds(*c), Fixed(float64(*c)/float64(t.LoadWallNs), 2) + " cores on average: the writer JVM's CPU during the load"})
 	}
-	clock = append(clock, factorRows(m.Factors, t.LoadWallNs)...)
-	clock = append(clock, [][]string{
+	clock = append(clock, factorRows(m, t.LoadWallNs)...)
+	clock = append(clock, goLiveRows(s, m)...)
+	if md {
+		return Table(w, Markdown, 1, []string{"clock", "time", "note"}, clock)
+	}
+	for _, c := range clock {
+		p("%s\n", strings.TrimRight(fmt.Sprintf("%-23s %18s   %s", c[0], c[1], c[2]), " "))
+	}
+	return nil
+}
+
+// goLiveRows are the clock table's goLive and total rows, then one row for each
+// warm-up load (not measured).
+func goLiveRows(s *analyze.RunSummary, m *runfmt.Manifest) [][]string {
+	golive, goliveNote := "skipped", "not run"
+	switch m.GoLive.Status {
+	case runfmt.GoLiveOK:
+		golive, goliveNote = Seconds(*m.GoLive.Ns), "measured apart, never in upsert statistics"
+	case runfmt.GoLiveFailed:
+		golive, goliveNote = "FAILED @ "+Seconds(*m.GoLive.Ns), "time to failure, not a transition time"
+	case runfmt.GoLiveUnconfirmed:
+		golive, goliveNote = "UNCONFIRMED "+Seconds(*m.GoLive.Ns), "the call completed; ALIVE not proven"
+	}
+	total, totalNote := "-", "not defined: goLive did not complete"
+	if s.TotalNs != nil {
+		total, totalNote = Seconds(*s.TotalNs), ""
+	}
+	rows := [][]string{
 		{"goLive -> ALIVE", golive, goliveNote},
 		{"TOTAL (load + goLive)", total, totalNote},
-	}...)
+	}
 	for i, wu := range m.WarmUp {
 		jit := ""
 		if wu.JITCompileNs != nil {
 			jit = ", JIT compiling " + Seconds(*wu.JITCompileNs)
 		}
-		clock = append(clock, []string{fmt.Sprintf("warm-up load %d", i+1), Seconds(wu.LoadWallNs),
+		rows = append(rows, []string{fmt.Sprintf("warm-up load %d", i+1), Seconds(wu.LoadWallNs),
 			fmt.Sprintf("not measured: %s entities into a throwaway catalog, goLive %s%s, then deleted; the figures above are the warm writer's",
 				Int(wu.Entities), Seconds(wu.GoLiveNs), jit)})
 	}
-	if md {
-		if err := Table(w, Markdown, 1, []string{"clock", "time", "note"}, clock); err != nil {
-			return err
-		}
-	} else {
-		for _, c := range clock {
-			p("%s\n", strings.TrimRight(fmt.Sprintf("%-23s %18s   %s", c[0], c[1], c[2]), " "))
-		}
-	}
+	return rows
+}
+
+// writeRunLines writes the lines under the clock table: throughput, the verdict, the
+// clock's resolution, the writer's GC, the peaks of memory and the profile.
+func writeRunLines(p printf, r *RunJSON, s *analyze.RunSummary) {
+	m, t := r.Run, r.Run.Timings
 	if s.NoIngest == "" {
 		p("\nthroughput: %s upserts/s (pure), %s entities/s (wall), %s entities/s (ingest)\n",
 			Fixed(r.Throughput.PureUpsert, 1), Fixed(r.Throughput.Wall, 1), Fixed(*r.Throughput.Ingest, 1))
@@ -399,6 +436,13 @@ func writeRunDoc(w io.Writer, r *RunJSON, s *analyze.RunSummary, md bool) error 
 		p("%s\n", ProfiledLine(wp))
 	}
 	p("\n")
+}
+
+// writeCollectionTable writes the per-collection latency table, slowest first, with
+// the notes it needs (the wire's share, what a collection's wall excludes), then the
+// cost table when the writer measured one.
+func writeCollectionTable(w io.Writer, p printf, r *RunJSON, s *analyze.RunSummary, md bool) error {
+	t := r.Run.Timings
 	if md {
 		p("Per-upsert latency in µs (quantiles: %s)\n\n", r.Quantiles)
 	} else {
@@ -570,7 +614,8 @@ func intPtr(v *int64) string {
 
 // factorRows are the load window's variance factors as clock-table rows: where the
 // writer's CPU went, the JIT's work, faults and switches, steal, the reader's CPU.
-func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
+func factorRows(m *runfmt.Manifest, wallNs int64) [][]string {
+	f := m.Factors
 	if f == nil || wallNs <= 0 {
 		return nil
 	}
@@ -601,8 +646,12 @@ func factorRows(f *runfmt.VarianceFactors, wallNs int64) [][]string {
 		rows = append(rows, []string{"  GC pauses", Seconds(*f.GCPauseNs), fmt.Sprintf("%s pauses ended inside the load (%s %% of it)", Int(*f.GCPauses), Fixed(100*float64(*f.GCPauseNs)/float64(wallNs), 1))})
 	}
 	if c := f.Canary; c != nil && c.Samples > 0 {
+		speed := "?" // analyze's verdict: figures that are not positive make no speed
+		if x, ok := analyze.MachineSpeed(m); ok {
+			speed = Fixed(x/1e3, 1)
+		}
 		rows = append(rows, []string{"  machine speed", "", fmt.Sprintf("canary %s µs (arithmetic %s, cache %s, memory %s; median of %s samples): the same work takes longer on a slower machine",
-			Fixed(math.Cbrt(c.ALUNs*c.L3Ns*c.DRAMNs)/1e3, 1), Fixed(c.ALUNs/1e3, 1), Fixed(c.L3Ns/1e3, 1), Fixed(c.DRAMNs/1e3, 1), Int(int64(c.Samples)))})
+			speed, Fixed(c.ALUNs/1e3, 1), Fixed(c.L3Ns/1e3, 1), Fixed(c.DRAMNs/1e3, 1), Int(int64(c.Samples)))})
 	}
 	if f.JITCompileNs != nil && f.JITCompiles != nil {
 		rows = append(rows, []string{"  JIT compiling", Seconds(*f.JITCompileNs), fmt.Sprintf("%s compilations during the load (the writer JVM's own counters; their time summed over the compiler threads, so it can exceed the wall-clock)", Int(int64(*f.JITCompiles)))})

@@ -219,8 +219,42 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 		}
 		cols = append(cols, c)
 	}
-	// conditions: caption when equal everywhere, a column when they differ
-	var caption, condCols []string
+	caption, condCols := splitConditions(entries, keys)
+	t := &TableJSON{Schema: TableSchema, Caption: strings.Join(caption, ", "), Footnotes: []string{}}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, c.header)
+		t.Units = append(t.Units, c.unit)
+	}
+	for _, f := range condCols {
+		t.Columns = append(t.Columns, conditionHeader(f))
+		t.Units = append(t.Units, "")
+	}
+	notes := map[string]int{}
+	mark := func(n string) string {
+		if _, ok := notes[n]; !ok {
+			notes[n] = len(notes) + 1
+			t.Footnotes = append(t.Footnotes, n)
+		}
+		return superscript(notes[n])
+	}
+	for _, e := range entries {
+		if len(e.Runs) == 0 {
+			for _, x := range e.Excluded {
+				t.LeftOut = append(t.LeftOut, x.Run+": "+x.Reason)
+			}
+			continue
+		}
+		t.Rows = append(t.Rows, tableRow(e, cols, condCols, mark))
+	}
+	for i := range t.Rows {
+		t.Rows[i].Notes = append([]string{}, rowFootnotes(t, t.Rows[i])...)
+	}
+	return t, nil
+}
+
+// splitConditions sorts the contract's conditions: a caption when equal everywhere, a
+// column when they differ (a heap asked for as a column is neither).
+func splitConditions(entries []TableEntry, keys []string) (caption, condCols []string) {
 	for _, f := range analyze.ContractFields() {
 		name, ok := conditionNames[f]
 		if !ok || (f == "server-heap" && has(keys, "server-heap")) || (f == "reader-heap" && has(keys, "reader-heap")) {
@@ -246,78 +280,56 @@ func BuildTable(entries []TableEntry, keys []string) (*TableJSON, error) {
 			caption = append(caption, conditionCaption(name, first))
 		}
 	}
-	t := &TableJSON{Schema: TableSchema, Caption: strings.Join(caption, ", "), Footnotes: []string{}}
+	return caption, condCols
+}
+
+// tableRow is one entry's row: its cells, then its differing conditions; mark numbers
+// a footnote (the row's own marks, for runs left out or not trustworthy, go on its
+// label), in the order the notes are met.
+func tableRow(e TableEntry, cols []column, condCols []string, mark func(string) string) TableRowJSON {
+	row := TableRowJSON{Label: e.Label, Runs: len(e.Runs)}
+	rowMarks := ""
+	for _, x := range e.Excluded {
+		rowMarks += mark(fmt.Sprintf("%s is not in the table: %s", x.Run, x.Reason))
+	}
+	for _, r := range e.Runs {
+		m := r.Run.Manifest
+		switch {
+		case m.ExitCode == 1:
+			rowMarks += mark(fmt.Sprintf("%s: FAILED run (%s, outcome %s) shown on request; its figures are not trustworthy", r.Run.Dir, m.Verification.Status, m.Outcome.Status))
+		case m.ExitCode == 2:
+			rowMarks += mark(fmt.Sprintf("%s: unverified (target counts unknown, exit 2): completeness unproven", r.Run.Dir))
+		}
+	}
 	for _, c := range cols {
-		t.Columns = append(t.Columns, c.header)
-		t.Units = append(t.Units, c.unit)
+		cl := entryCell(c, e)
+		for _, n := range cl.notes {
+			cl.text += mark(n)
+		}
+		row.Cells = append(row.Cells, cl.text)
+		row.Values = append(row.Values, cl.value)
+		row.Low = append(row.Low, cl.low)
+		row.High = append(row.High, cl.high)
 	}
 	for _, f := range condCols {
-		t.Columns = append(t.Columns, conditionHeader(f))
-		t.Units = append(t.Units, "")
-	}
-	notes := map[string]int{}
-	mark := func(n string) string {
-		if _, ok := notes[n]; !ok {
-			notes[n] = len(notes) + 1
-			t.Footnotes = append(t.Footnotes, n)
-		}
-		return superscript(notes[n])
-	}
-	for _, e := range entries {
-		if len(e.Runs) == 0 {
-			for _, x := range e.Excluded {
-				t.LeftOut = append(t.LeftOut, x.Run+": "+x.Reason)
-			}
-			continue
-		}
-		row := TableRowJSON{Label: e.Label, Runs: len(e.Runs)}
-		rowMarks := ""
-		for _, x := range e.Excluded {
-			rowMarks += mark(fmt.Sprintf("%s is not in the table: %s", x.Run, x.Reason))
-		}
+		vals := map[string]bool{}
+		var list []string
 		for _, r := range e.Runs {
-			m := r.Run.Manifest
-			switch {
-			case m.ExitCode == 1:
-				rowMarks += mark(fmt.Sprintf("%s: FAILED run (%s, outcome %s) shown on request; its figures are not trustworthy", r.Run.Dir, m.Verification.Status, m.Outcome.Status))
-			case m.ExitCode == 2:
-				rowMarks += mark(fmt.Sprintf("%s: unverified (target counts unknown, exit 2): completeness unproven", r.Run.Dir))
+			v := analyze.ConditionValue(r.Run.Manifest, f)
+			if !vals[v] {
+				list = append(list, v)
 			}
+			vals[v] = true
 		}
-		for _, c := range cols {
-			cl := entryCell(c, e)
-			for _, n := range cl.notes {
-				cl.text += mark(n)
-			}
-			row.Cells = append(row.Cells, cl.text)
-			row.Values = append(row.Values, cl.value)
-			row.Low = append(row.Low, cl.low)
-			row.High = append(row.High, cl.high)
-		}
-		for _, f := range condCols {
-			vals := map[string]bool{}
-			var list []string
-			for _, r := range e.Runs {
-				v := analyze.ConditionValue(r.Run.Manifest, f)
-				if !vals[v] {
-					list = append(list, v)
-				}
-				vals[v] = true
-			}
-			row.Cells = append(row.Cells, strings.Join(list, " / "))
-			row.Values = append(row.Values, nil)
-			row.Low = append(row.Low, nil)
-			row.High = append(row.High, nil)
-		}
-		if rowMarks != "" && len(row.Cells) > 0 {
-			row.Cells[0] += rowMarks
-		}
-		t.Rows = append(t.Rows, row)
+		row.Cells = append(row.Cells, strings.Join(list, " / "))
+		row.Values = append(row.Values, nil)
+		row.Low = append(row.Low, nil)
+		row.High = append(row.High, nil)
 	}
-	for i := range t.Rows {
-		t.Rows[i].Notes = append([]string{}, rowFootnotes(t, t.Rows[i])...)
+	if rowMarks != "" && len(row.Cells) > 0 {
+		row.Cells[0] += rowMarks
 	}
-	return t, nil
+	return row
 }
 
 func has(keys []string, k string) bool {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/warmstat/warmstat/base/strictjson"
 )
 
 // SchemaV1 is the manifest schema this package reads and writes.
@@ -417,7 +419,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		Schema *string `json:"schema"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, jsonErr(path, data, err)
+		return nil, parseError(strictjson.Locate(path, data, err))
 	}
 	if head.Schema == nil {
 		return nil, perr(path, 1, "schema", "missing (not a warmstat manifest?)")
@@ -425,14 +427,9 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 	if *head.Schema != SchemaV1 {
 		return nil, perr(path, lineOfKey(data, "schema"), "schema", "unknown schema version %q (this warmstat reads %q)", *head.Schema, SchemaV1)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
-		return nil, jsonErr(path, data, err)
-	}
-	if dec.More() {
-		return nil, perr(path, 0, "", "trailing data after the manifest object")
+	if err := UnmarshalStrict(path, data, &m); err != nil {
+		return nil, err
 	}
 	if err := m.validate(); err != nil {
 		var fe *fieldErr
@@ -460,7 +457,21 @@ func ferr(field, format string, args ...any) error {
 	return &fieldErr{field: field, msg: fmt.Sprintf(format, args...)}
 }
 
+// validate checks every field and the rules between them, part by part.
 func (m *Manifest) validate() error {
+	// in the order a reader meets the fields: the first that is wrong is named
+	for _, check := range []func() error{m.validateIdentity, m.validateConditions, m.validateCollections,
+		m.validateGoLive, m.validateVerification, m.validateOutcome} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return m.checkClocks()
+}
+
+// validateIdentity checks what the run is: its schema, id, build, loader, target mode,
+// the heaps and machine, and the servers' builds.
+func (m *Manifest) validateIdentity() error {
 	if m.Schema != SchemaV1 {
 		return ferr("schema", "unknown schema version %q", m.Schema)
 	}
@@ -498,6 +509,11 @@ func (m *Manifest) validate() error {
 			return ferr(name+".checkout", "required exactly when the source is checkout")
 		}
 	}
+	return nil
+}
+
+// validateConditions checks the load's settings, the warm-up loads and the duet.
+func (m *Manifest) validateConditions() error {
 	if m.Conditions.BatchSize < 0 {
 		return ferr("conditions.batch_size", "negative")
 	}
@@ -522,6 +538,12 @@ func (m *Manifest) validate() error {
 			return ferr("duet", "negative wait")
 		}
 	}
+	return nil
+}
+
+// validateCollections checks the dataset's fingerprint, the timings and the collections,
+// whose entities add up to the run's.
+func (m *Manifest) validateCollections() error {
 	if m.Dataset.Fingerprint != Fingerprint(m.Dataset.SourceCounts) {
 		return ferr("dataset.fingerprint", "%q does not match source_counts (expected %q)", m.Dataset.Fingerprint, Fingerprint(m.Dataset.SourceCounts))
 	}
@@ -556,6 +578,11 @@ func (m *Manifest) validate() error {
 	if sum != m.Entities {
 		return ferr("entities", "%d, but the collections add up to %d", m.Entities, sum)
 	}
+	return nil
+}
+
+// validateGoLive checks goLive's record: a time when it ran, an error when it failed.
+func (m *Manifest) validateGoLive() error {
 	switch m.GoLive.Status {
 	case GoLiveOK:
 		if m.GoLive.Ns == nil || *m.GoLive.Ns < 0 {
@@ -572,6 +599,12 @@ func (m *Manifest) validate() error {
 	default:
 		return ferr("golive.status", "%q is not one of ok, failed, unconfirmed, skipped", m.GoLive.Status)
 	}
+	return nil
+}
+
+// validateVerification checks the verdict against its counts: every loaded collection
+// counted, each expected count min(source, cap), and the status the counts imply.
+func (m *Manifest) validateVerification() error {
 	switch m.Verification.Status {
 	case Verified, VerifySkip, Unverified, Mismatch:
 	default:
@@ -605,6 +638,12 @@ func (m *Manifest) validate() error {
 			return ferr("verification.status", "mismatch, but every collection has target == expected")
 		}
 	}
+	return nil
+}
+
+// validateOutcome checks the outcome, the source, the writer's profile and the exit
+// code the outcome and verdict imply.
+func (m *Manifest) validateOutcome() error {
 	switch m.Outcome.Status {
 	case OutcomeComplete, OutcomeAborted, OutcomeInterrupted, OutcomeFailed:
 	default:
@@ -629,7 +668,7 @@ func (m *Manifest) validate() error {
 	if want := ExitCodeFor(m.Outcome.Status, m.Verification.Status); m.ExitCode != want {
 		return ferr("exit_code", "%d, but outcome %s with verification %s means %d", m.ExitCode, m.Outcome.Status, m.Verification.Status, want)
 	}
-	return m.checkClocks()
+	return nil
 }
 
 // WriteManifest writes m (validated) as indented JSON.
@@ -692,46 +731,27 @@ func WriteJSONAtomic(path string, v any) error {
 	})
 }
 
-// ReadJSONStrict decodes the JSON file path into v, refusing fields v does not have,
-// with an error naming the file, line and field; false (and no error) when there is
-// no file.
+// ReadJSONStrict decodes the JSON file path into v by strictjson's rule (unknown
+// fields, trailing data and truncation refused), with a *ParseError naming the file,
+// line and field; false (and no error) when there is no file.
 func ReadJSONStrict(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return true, jsonErr(path, data, err)
-	}
-	return true, nil
+	found, err := strictjson.ReadFile(path, v)
+	return found, parseError(err)
 }
 
-func jsonErr(path string, data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return perr(path, lineAt(data, se.Offset), "", "invalid JSON: %v", se)
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "(top level)"
-		}
-		return perr(path, lineAt(data, te.Offset), field, "expected %s, got JSON %s", te.Type, te.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return perr(path, lineAt(data, int64(len(data))), "", "truncated JSON")
+// UnmarshalStrict is ReadJSONStrict of a file's bytes; path names them in errors.
+func UnmarshalStrict(path string, data []byte, v any) error {
+	return parseError(strictjson.Unmarshal(path, data, v))
+}
+
+// parseError gives strictjson's refusal this package's error type (and its text:
+// "field F: ..."); other errors (the file could not be read) are left as they are.
+func parseError(err error) error {
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		return &ParseError{File: se.File, Line: se.Line, Field: se.Field, Msg: se.Msg}
 	}
-	msg := err.Error()
-	if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		k = strings.Trim(k, `"`)
-		return perr(path, lineOfKey(data, k), k, "unknown field (typo, or a newer schema?)")
-	}
-	return perr(path, 0, "", "%v", err)
+	return err
 }
 
 func lineAt(data []byte, off int64) int {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/warmstat/warmstat/base/staging"
 )
 
 // File names inside a run directory.
@@ -190,7 +192,7 @@ func Stage(final string) (*Staged, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".partial-")
+	tmp, err := os.MkdirTemp(parent, staging.Pattern(final))
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,29 @@ func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v)
 // entity is written.
 func (p *Profile) Validate() error {
 	var c checker
+	p.checkHeader(&c)
+	names := p.checkCollectionNames(&c)
+	reflected := map[string]map[string]string{} // target collection -> reflected name -> owner
+	for i, col := range p.Collections {
+		at := fmt.Sprintf("collections[%d]", i)
+		p.checkAttributes(&c, at+".attributes", col.Name, col.Attributes, false)
+		checkAssociatedData(&c, at, col)
+		p.checkPrices(&c, at, col)
+		refNames := map[string]bool{}
+		for k, r := range col.References {
+			p.checkReference(&c, fmt.Sprintf("%s.references[%d]", at, k), col, r, names, refNames, reflected)
+		}
+	}
+	p.checkReflections(&c, reflected)
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// checkHeader checks what the profile says of itself: its format, the measurement it
+// came from, its locales and currencies.
+func (p *Profile) checkHeader(c *checker) {
 	if p.Format != "" && p.Format != ShapeV1 {
 		c.fail("format", "%q is not a format this warmstat reads (%s; a later version is a newer warmstat's)", p.Format, ShapeV1)
 	}
@@ -103,10 +126,15 @@ func (p *Profile) Validate() error {
 			c.fail(fmt.Sprintf("currencies[%d]", i), "%q is not a three-letter currency code, or repeats one", cur)
 		}
 	}
+}
+
+// checkCollectionNames checks each collection's name, count and shape figures, before
+// any reference can name one; names is the set of collections defined.
+func (p *Profile) checkCollectionNames(c *checker) (names map[string]bool) {
 	if len(p.Collections) == 0 {
 		c.fail("collections", "no collections")
 	}
-	names := map[string]bool{}
+	names = map[string]bool{}
 	for i, col := range p.Collections {
 		at := fmt.Sprintf("collections[%d]", i)
 		switch {
@@ -122,56 +150,62 @@ func (p *Profile) Validate() error {
 		if e := col.Entangled; e != nil && (e.ApplicationsPerEntity < 0 || e.ScannedPerApplication < 0 || e.ScannedPerEntity < 0) {
 			c.fail(at+".entangled", "%s: a negative count", col.Name)
 		}
-		checkDist(&c, at+".locales_per_entity", col.Name, col.LocalesPerEntity)
-		checkDist(&c, at+".hierarchy_depth", col.Name, col.HierarchyDepth)
-		checkDist(&c, at+".hierarchy_children", col.Name, col.HierarchyChildren)
+		checkDist(c, at+".locales_per_entity", col.Name, col.LocalesPerEntity)
+		checkDist(c, at+".hierarchy_depth", col.Name, col.HierarchyDepth)
+		checkDist(c, at+".hierarchy_children", col.Name, col.HierarchyChildren)
 		names[col.Name] = true
 	}
-	reflected := map[string]map[string]string{} // target collection -> reflected name -> owner
-	for i, col := range p.Collections {
-		at := fmt.Sprintf("collections[%d]", i)
-		p.checkAttributes(&c, at+".attributes", col.Name, col.Attributes, false)
-		seenData := map[string]bool{}
-		for k, d := range col.AssociatedData {
-			dat := fmt.Sprintf("%s.associated_data[%d]", at, k)
-			switch {
-			case !identifier.MatchString(d.Name) || seenData[d.Name]:
-				c.fail(dat+".name", "%s: %q is not a name, or repeats one", col.Name, d.Name)
-			case d.MedianBytes < 1 || d.P95Bytes < d.MedianBytes || d.MaxBytes < d.MedianBytes:
-				c.fail(dat, "%s.%s: sizes need 1 <= median_bytes <= p95_bytes and median_bytes <= max_bytes (got %d, %d, %d)",
-					col.Name, d.Name, d.MedianBytes, d.P95Bytes, d.MaxBytes)
-			case !share(d.Share):
-				c.fail(dat+".share", "%s.%s: share %g is not in [0, 1]", col.Name, d.Name, d.Share)
-			}
-			checkDist(&c, dat+".bytes", col.Name+"."+d.Name, d.Bytes)
-			seenData[d.Name] = true
+	return names
+}
+
+// checkAssociatedData checks a collection's associated data: names, sizes, shares.
+func checkAssociatedData(c *checker, at string, col Collection) {
+	seenData := map[string]bool{}
+	for k, d := range col.AssociatedData {
+		dat := fmt.Sprintf("%s.associated_data[%d]", at, k)
+		switch {
+		case !identifier.MatchString(d.Name) || seenData[d.Name]:
+			c.fail(dat+".name", "%s: %q is not a name, or repeats one", col.Name, d.Name)
+		case d.MedianBytes < 1 || d.P95Bytes < d.MedianBytes || d.MaxBytes < d.MedianBytes:
+			c.fail(dat, "%s.%s: sizes need 1 <= median_bytes <= p95_bytes and median_bytes <= max_bytes (got %d, %d, %d)",
+				col.Name, d.Name, d.MedianBytes, d.P95Bytes, d.MaxBytes)
+		case !share(d.Share):
+			c.fail(dat+".share", "%s.%s: share %g is not in [0, 1]", col.Name, d.Name, d.Share)
 		}
-		if pr := col.Prices; pr != nil {
-			pat := at + ".prices"
-			switch {
-			case len(p.Currencies) == 0:
-				c.fail("currencies", "%s has prices but the profile names no currency", col.Name)
-			case pr.Mean <= 0 || pr.Max < 1:
-				c.fail(pat, "%s: prices need mean > 0 and max >= 1", col.Name)
-			case pr.Lists < 1:
-				c.fail(pat+".lists", "%s: at least one price list", col.Name)
-			}
-			for _, sh := range []struct {
-				name string
-				v    float64
-			}{{"indexed_share", pr.IndexedShare}, {"validity_share", pr.ValidityShare}, {"inner_record_share", pr.InnerRecordShare}, {"none_share", pr.NoneShare}} {
-				if !share(sh.v) {
-					c.fail(pat+"."+sh.name, "%s: %s %g is not in [0, 1]", col.Name, sh.name, sh.v)
-				}
-			}
-			checkDist(&c, pat+".per_entity", col.Name+" prices", pr.PerEntity)
-		}
-		refNames := map[string]bool{}
-		for k, r := range col.References {
-			p.checkReference(&c, fmt.Sprintf("%s.references[%d]", at, k), col, r, names, refNames, reflected)
+		checkDist(c, dat+".bytes", col.Name+"."+d.Name, d.Bytes)
+		seenData[d.Name] = true
+	}
+}
+
+// checkPrices checks a collection's prices, which need the profile's currencies.
+func (p *Profile) checkPrices(c *checker, at string, col Collection) {
+	pr := col.Prices
+	if pr == nil {
+		return
+	}
+	pat := at + ".prices"
+	switch {
+	case len(p.Currencies) == 0:
+		c.fail("currencies", "%s has prices but the profile names no currency", col.Name)
+	case pr.Mean <= 0 || pr.Max < 1:
+		c.fail(pat, "%s: prices need mean > 0 and max >= 1", col.Name)
+	case pr.Lists < 1:
+		c.fail(pat+".lists", "%s: at least one price list", col.Name)
+	}
+	for _, sh := range []struct {
+		name string
+		v    float64
+	}{{"indexed_share", pr.IndexedShare}, {"validity_share", pr.ValidityShare}, {"inner_record_share", pr.InnerRecordShare}, {"none_share", pr.NoneShare}} {
+		if !share(sh.v) {
+			c.fail(pat+"."+sh.name, "%s: %s %g is not in [0, 1]", col.Name, sh.name, sh.v)
 		}
 	}
-	for target, refl := range reflected { // a reflected name must not shadow the target's own reference
+	checkDist(c, pat+".per_entity", col.Name+" prices", pr.PerEntity)
+}
+
+// checkReflections refuses a reflected name that shadows the target's own reference.
+func (p *Profile) checkReflections(c *checker, reflected map[string]map[string]string) {
+	for target, refl := range reflected {
 		for name, owner := range refl {
 			for i, col := range p.Collections {
 				if col.Name != target {
@@ -185,10 +219,6 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
-	if c.err != nil {
-		return c.err
-	}
-	return nil
 }
 
 func share(v float64) bool { return v >= 0 && v <= 1 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/staging"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/runfmt"
 )
@@ -213,7 +214,7 @@ func (s *State) exclude(dir string, e *Entry, to string) error {
 		return err
 	}
 	src := filepath.Join(dir, e.Dir)
-	staged, _ := filepath.Glob(filepath.Join(filepath.Dir(src), "."+filepath.Base(src)+".partial-*"))
+	staged := staging.Leftovers(src)
 	for _, p := range append([]string{src}, staged...) {
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -505,62 +506,16 @@ func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.Sequential
 		if c.StopAfter > 0 && kind == Measured && k-1-startPairs >= c.StopAfter {
 			return ErrPaused
 		}
-		order := [2]string{"A", "B"}
-		if k%2 == 0 {
-			order = [2]string{"B", "A"}
-		}
-		now := c.Now().UTC()
-		var runs [2]DuetRun
-		var idx [2]int
-		for i, side := range order {
-			e := Entry{Seq: len(s.Entries) + 1, Side: side, Kind: kind, Status: Running, Started: &now, Slot: i + 1, Rerun: failedLast}
-			e.Partner = e.Seq + 1 - 2*i
-			if kind == Warmup {
-				e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(k))
-			} else {
-				e.Dir = filepath.Join(side, "run-"+strconv.Itoa(k))
-			}
-			// a duet whose number ran before (it failed, was stopped or replaced) runs again
-			e.Rerun = e.Rerun || slices.ContainsFunc(s.Entries, func(x Entry) bool { return x.Dir == e.Dir })
-			idx[i] = len(s.Entries)
-			s.Entries = append(s.Entries, e)
-			runs[i] = DuetRun{Side: side, Dir: filepath.Join(c.Dir, e.Dir), ID: fmt.Sprintf("%s-%03d", side, e.Seq),
-				Work: filepath.Join(c.Dir, "work", "slot-"+strconv.Itoa(i+1))}
-		}
+		runs, idx := s.planDuet(c, kind, k, failedLast)
 		if err := s.save(c.Dir); err != nil {
 			return err
 		}
 		before := readProbe()
 		errs := c.RunDuet(ctx, runs)
 		end := c.Now().UTC()
-		mach := machine(before, readProbe())
-		var failure error
-		for i := range runs {
-			e := &s.Entries[idx[i]]
-			e.Ended, e.Machine = &end, mach
-			if errs[i] == nil {
-				errs[i] = exitedZero(filepath.Join(c.Dir, e.Dir))
-			}
-			if errs[i] != nil && failure == nil {
-				failure = fmt.Errorf("%s run %s: %w", e.Side, e.Dir, errs[i])
-			}
-		}
-		if failure != nil {
-			for i := range runs {
-				e := &s.Entries[idx[i]]
-				e.Status, e.Reason = Failed, failure.Error()
-				if errs[i] == nil {
-					e.Reason = "its duet partner failed: " + failure.Error()
-				}
-				if ctx.Err() != nil {
-					e.Status, e.Reason = Interrupted, "interrupted before it finished: the duet runs again when the series resumes"
-				}
-				if err := s.exclude(c.Dir, e, "excluded"); err != nil {
-					return err
-				}
-				if c.OnRun != nil {
-					c.OnRun(s, *e)
-				}
+		if failure := s.endDuet(c, idx, &errs, end, machine(before, readProbe())); failure != nil {
+			if err := s.excludeDuet(ctx, c, idx, errs, failure); err != nil {
+				return err
 			}
 			if err := s.afterFailure(ctx, c.Dir, failedLast, fmt.Sprintf("duet %d", k), failure); err != nil {
 				return err
@@ -593,6 +548,72 @@ func (s *State) loopDuets(ctx context.Context, c Config, plan analyze.Sequential
 		}
 	}
 	s.finish(look)
+	return nil
+}
+
+// planDuet adds the k-th duet of its kind to the series as two running entries, one
+// per slot (A first in an odd duet, B first in an even one), each naming the other as
+// its partner; idx is where they are in s.Entries.
+func (s *State) planDuet(c Config, kind string, k int, failedLast bool) (runs [2]DuetRun, idx [2]int) {
+	order := [2]string{"A", "B"}
+	if k%2 == 0 {
+		order = [2]string{"B", "A"}
+	}
+	now := c.Now().UTC()
+	for i, side := range order {
+		e := Entry{Seq: len(s.Entries) + 1, Side: side, Kind: kind, Status: Running, Started: &now, Slot: i + 1, Rerun: failedLast}
+		e.Partner = e.Seq + 1 - 2*i
+		if kind == Warmup {
+			e.Dir = filepath.Join("warmup", side+"-"+strconv.Itoa(k))
+		} else {
+			e.Dir = filepath.Join(side, "run-"+strconv.Itoa(k))
+		}
+		// a duet whose number ran before (it failed, was stopped or replaced) runs again
+		e.Rerun = e.Rerun || slices.ContainsFunc(s.Entries, func(x Entry) bool { return x.Dir == e.Dir })
+		idx[i] = len(s.Entries)
+		s.Entries = append(s.Entries, e)
+		runs[i] = DuetRun{Side: side, Dir: filepath.Join(c.Dir, e.Dir), ID: fmt.Sprintf("%s-%03d", side, e.Seq),
+			Work: filepath.Join(c.Dir, "work", "slot-"+strconv.Itoa(i+1))}
+	}
+	return runs, idx
+}
+
+// endDuet records the duet's end and the machine's state on both entries; failure is
+// the first side that failed (a run that returned but did not exit 0 failed too, and
+// its error is set in errs).
+func (s *State) endDuet(c Config, idx [2]int, errs *[2]error, end time.Time, mach *Machine) (failure error) {
+	for i := range idx {
+		e := &s.Entries[idx[i]]
+		e.Ended, e.Machine = &end, mach
+		if errs[i] == nil {
+			errs[i] = exitedZero(filepath.Join(c.Dir, e.Dir))
+		}
+		if errs[i] != nil && failure == nil {
+			failure = fmt.Errorf("%s run %s: %w", e.Side, e.Dir, errs[i])
+		}
+	}
+	return failure
+}
+
+// excludeDuet excludes both runs of a failed duet: the partner of a failed run fails
+// with it (they ran together), and an interrupted duet runs again on resume.
+func (s *State) excludeDuet(ctx context.Context, c Config, idx [2]int, errs [2]error, failure error) error {
+	for i := range idx {
+		e := &s.Entries[idx[i]]
+		e.Status, e.Reason = Failed, failure.Error()
+		if errs[i] == nil {
+			e.Reason = "its duet partner failed: " + failure.Error()
+		}
+		if ctx.Err() != nil {
+			e.Status, e.Reason = Interrupted, "interrupted before it finished: the duet runs again when the series resumes"
+		}
+		if err := s.exclude(c.Dir, e, "excluded"); err != nil {
+			return err
+		}
+		if c.OnRun != nil {
+			c.OnRun(s, *e)
+		}
+	}
 	return nil
 }
 

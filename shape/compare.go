@@ -125,116 +125,137 @@ func shareLimit(p float64, n int64) float64 {
 // Compare lists where shape got strays from shape want beyond the tolerances above:
 // got is typically the shape of a catalog generated from want at want's scale.
 func Compare(got, want *seed.Profile) []Difference {
-	var out []Difference
-	add := func(where, what, g, w, limit string) {
-		out = append(out, Difference{Where: where, What: what, Got: g, Want: w, Limit: limit})
-	}
-	dist := func(where, what string, g, w *seed.Dist, rel, abs float64) {
-		if f, gs, ws := distDifference(g, w, rel, abs); f != "" {
-			add(where, what+" "+f, gs, ws, fmt.Sprintf("%g %% or %g", rel*100, abs))
-		}
-	}
-	attrs := func(owner string, gs, ws []seed.Attribute) {
-		for _, w := range ws {
-			where := owner + "." + w.Name
-			g, ok := named(gs, w.Name, func(a seed.Attribute) string { return a.Name })
-			if !ok {
-				add(where, "attribute", "missing", "present", "")
-				continue
-			}
-			pw, pg := presenceOf(w.Absent, w.Share), presenceOf(g.Absent, g.Share)
-			var n int64
-			if w.Lengths != nil {
-				n = w.Lengths.N
-			}
-			switch {
-			case !near(pg, pw, 0, shareLimit(pw, n)):
-				add(where, "presence", fmt.Sprint(pg), fmt.Sprint(pw), fmt.Sprintf("%.3g", shareLimit(pw, n)))
-			case w.Absent || g.Absent:
-			case w.Distinct < 20 && w.Lengths.N > 2*w.Distinct:
-				if g.Lengths.Q[0] < w.Lengths.Q[0] || g.Lengths.Q[len(g.Lengths.Q)-1] > w.Lengths.Q[len(w.Lengths.Q)-1] {
-					add(where, "lengths range", fmt.Sprint(g.Lengths.Q[0], "-", g.Lengths.Q[len(g.Lengths.Q)-1]),
-						fmt.Sprint(w.Lengths.Q[0], "-", w.Lengths.Q[len(w.Lengths.Q)-1]), "within")
-				}
-			default:
-				dist(where, "lengths", g.Lengths, w.Lengths, countRel, 1)
-				// values that rarely repeat: distinct per value, whose count follows the
-				// presence; values that repeat: the number of them
-				gd, wd, what := float64(g.Distinct), float64(w.Distinct), "distinct values"
-				if w.Distinct*2 >= w.Lengths.N && g.Lengths.N > 0 {
-					gd, wd, what = gd/float64(g.Lengths.N), wd/float64(w.Lengths.N), "distinct values per value"
-				}
-				if w.Lengths.N >= minValues && !near(gd, wd, uniqueRel, 0) && !near(float64(g.Distinct), float64(w.Distinct), 0, 1) {
-					add(where, what, fmt.Sprintf("%.3g", gd), fmt.Sprintf("%.3g", wd), "10 %")
-				}
-			}
-		}
-	}
+	var d differences
 	if got.Measured != nil && want.Measured != nil && got.Measured.Scale != want.Measured.Scale {
-		add("catalog", "source scale", fmt.Sprint(got.Measured.Scale), fmt.Sprint(want.Measured.Scale), "equal")
+		d.add("catalog", "source scale", fmt.Sprint(got.Measured.Scale), fmt.Sprint(want.Measured.Scale), "equal")
 	}
 	for _, cw := range want.Collections {
 		cg, ok := named(got.Collections, cw.Name, func(c seed.Collection) string { return c.Name })
 		if !ok {
-			add(cw.Name, "collection", "missing", "present", "")
+			d.add(cw.Name, "collection", "missing", "present", "")
 			continue
 		}
-		switch {
-		case cg.MeasuredOn != cw.MeasuredOn:
-			add(cw.Name, "entities measured", fmt.Sprint(cg.MeasuredOn), fmt.Sprint(cw.MeasuredOn), "exact")
-		case cg.Count != cw.Count:
-			add(cw.Name, "entities at scale 1", fmt.Sprint(cg.Count), fmt.Sprint(cw.Count), "exact")
-		}
-		attrs(cw.Name, cg.Attributes, cw.Attributes)
-		// back-references met per entity are the sum over targets of f(f-1)/2 for each
-		// target's fan-in f (whatever the order), so they follow the largest fan-ins
-		if ew := cw.Entangled; ew != nil {
-			switch eg := cg.Entangled; {
-			case eg == nil:
-				add(cw.Name, "back-references scanned per entity", "none", fmt.Sprint(ew.ScannedPerEntity), "25 %")
-			case !near(eg.ScannedPerEntity, ew.ScannedPerEntity, topRel, fanAbs):
-				add(cw.Name, "back-references scanned per entity", fmt.Sprint(eg.ScannedPerEntity), fmt.Sprint(ew.ScannedPerEntity), "25 % or 3")
-			}
-		}
-		for _, rw := range cw.References {
-			where := cw.Name + "." + rw.Name
-			rg, ok := named(cg.References, rw.Name, func(r seed.Reference) string { return r.Name })
-			if !ok {
-				add(where, "reference", "missing", "present", "")
-				continue
-			}
-			dist(where, "per entity", rg.PerEntity, rw.PerEntity, countRel, 1)
-			if rw.FanIn != nil && rg.FanIn != nil {
-				dist(where, "fan-in", &rg.FanIn.Dist, &rw.FanIn.Dist, fanRel, fanAbs)
-				if len(rw.FanIn.Top) > 0 && len(rg.FanIn.Top) > 0 && !near(float64(rg.FanIn.Top[0]), float64(rw.FanIn.Top[0]), topRel, fanAbs) {
-					add(where, "largest fan-in", fmt.Sprint(rg.FanIn.Top[0]), fmt.Sprint(rw.FanIn.Top[0]), "25 % or 3")
-				}
-			}
-			if !near(rg.GroupedShare, rw.GroupedShare, 0, shareAbs) {
-				add(where, "grouped share", fmt.Sprint(rg.GroupedShare), fmt.Sprint(rw.GroupedShare), "0.03")
-			}
-			attrs(where, rg.Attributes, rw.Attributes)
-		}
-		if cw.Prices != nil && cg.Prices != nil {
-			dist(cw.Name, "prices per entity", cg.Prices.PerEntity, cw.Prices.PerEntity, countRel, 1)
-		}
-		for _, dw := range cw.AssociatedData {
-			where := cw.Name + "." + dw.Name
-			dg, ok := named(cg.AssociatedData, dw.Name, func(d seed.AssociatedData) string { return d.Name })
-			if !ok {
-				add(where, "associated data", "missing", "present", "")
-				continue
-			}
-			pw, pg := presenceOf(dw.Absent, dw.Share), presenceOf(dg.Absent, dg.Share)
-			if !near(pg, pw, 0, shareAbs) {
-				add(where, "presence", fmt.Sprint(pg), fmt.Sprint(pw), "0.03")
-				continue
-			}
-			dist(where, "bytes", dg.Bytes, dw.Bytes, bytesRel, 2)
-		}
-		dist(cw.Name, "locales per entity", cg.LocalesPerEntity, cw.LocalesPerEntity, 0, 0)
+		d.collection(cg, cw)
 	}
-	return out
+	return d.out
+}
+
+// differences collects Compare's findings, in the order of the wanted profile.
+type differences struct{ out []Difference }
+
+func (d *differences) add(where, what, g, w, limit string) {
+	d.out = append(d.out, Difference{Where: where, What: what, Got: g, Want: w, Limit: limit})
+}
+
+// dist adds a distribution that differs by more than rel (relative) or abs.
+func (d *differences) dist(where, what string, g, w *seed.Dist, rel, abs float64) {
+	if f, gs, ws := distDifference(g, w, rel, abs); f != "" {
+		d.add(where, what+" "+f, gs, ws, fmt.Sprintf("%g %% or %g", rel*100, abs))
+	}
+}
+
+// collection compares one collection found in both profiles: its counts, attributes,
+// entanglement, references, prices, associated data and locales.
+func (d *differences) collection(cg, cw seed.Collection) {
+	switch {
+	case cg.MeasuredOn != cw.MeasuredOn:
+		d.add(cw.Name, "entities measured", fmt.Sprint(cg.MeasuredOn), fmt.Sprint(cw.MeasuredOn), "exact")
+	case cg.Count != cw.Count:
+		d.add(cw.Name, "entities at scale 1", fmt.Sprint(cg.Count), fmt.Sprint(cw.Count), "exact")
+	}
+	d.attrs(cw.Name, cg.Attributes, cw.Attributes)
+	// back-references met per entity are the sum over targets of f(f-1)/2 for each
+	// target's fan-in f (whatever the order), so they follow the largest fan-ins
+	if ew := cw.Entangled; ew != nil {
+		switch eg := cg.Entangled; {
+		case eg == nil:
+			d.add(cw.Name, "back-references scanned per entity", "none", fmt.Sprint(ew.ScannedPerEntity), "25 %")
+		case !near(eg.ScannedPerEntity, ew.ScannedPerEntity, topRel, fanAbs):
+			d.add(cw.Name, "back-references scanned per entity", fmt.Sprint(eg.ScannedPerEntity), fmt.Sprint(ew.ScannedPerEntity), "25 % or 3")
+		}
+	}
+	for _, rw := range cw.References {
+		d.reference(cw.Name, cg, rw)
+	}
+	if cw.Prices != nil && cg.Prices != nil {
+		d.dist(cw.Name, "prices per entity", cg.Prices.PerEntity, cw.Prices.PerEntity, countRel, 1)
+	}
+	for _, dw := range cw.AssociatedData {
+		where := cw.Name + "." + dw.Name
+		dg, ok := named(cg.AssociatedData, dw.Name, func(d seed.AssociatedData) string { return d.Name })
+		if !ok {
+			d.add(where, "associated data", "missing", "present", "")
+			continue
+		}
+		pw, pg := presenceOf(dw.Absent, dw.Share), presenceOf(dg.Absent, dg.Share)
+		if !near(pg, pw, 0, shareAbs) {
+			d.add(where, "presence", fmt.Sprint(pg), fmt.Sprint(pw), "0.03")
+			continue
+		}
+		d.dist(where, "bytes", dg.Bytes, dw.Bytes, bytesRel, 2)
+	}
+	d.dist(cw.Name, "locales per entity", cg.LocalesPerEntity, cw.LocalesPerEntity, 0, 0)
+}
+
+// reference compares one wanted reference of a collection with the one measured: its
+// count per entity, its fan-in, its grouping and its attributes.
+func (d *differences) reference(collection string, cg seed.Collection, rw seed.Reference) {
+	where := collection + "." + rw.Name
+	rg, ok := named(cg.References, rw.Name, func(r seed.Reference) string { return r.Name })
+	if !ok {
+		d.add(where, "reference", "missing", "present", "")
+		return
+	}
+	d.dist(where, "per entity", rg.PerEntity, rw.PerEntity, countRel, 1)
+	if rw.FanIn != nil && rg.FanIn != nil {
+		d.dist(where, "fan-in", &rg.FanIn.Dist, &rw.FanIn.Dist, fanRel, fanAbs)
+		if len(rw.FanIn.Top) > 0 && len(rg.FanIn.Top) > 0 && !near(float64(rg.FanIn.Top[0]), float64(rw.FanIn.Top[0]), topRel, fanAbs) {
+			d.add(where, "largest fan-in", fmt.Sprint(rg.FanIn.Top[0]), fmt.Sprint(rw.FanIn.Top[0]), "25 % or 3")
+		}
+	}
+	if !near(rg.GroupedShare, rw.GroupedShare, 0, shareAbs) {
+		d.add(where, "grouped share", fmt.Sprint(rg.GroupedShare), fmt.Sprint(rw.GroupedShare), "0.03")
+	}
+	d.attrs(where, rg.Attributes, rw.Attributes)
+}
+
+// attrs compares the wanted attributes of an owner (a collection or a reference) with
+// those measured: presence, then lengths and distinct values.
+func (d *differences) attrs(owner string, gs, ws []seed.Attribute) {
+	for _, w := range ws {
+		where := owner + "." + w.Name
+		g, ok := named(gs, w.Name, func(a seed.Attribute) string { return a.Name })
+		if !ok {
+			d.add(where, "attribute", "missing", "present", "")
+			continue
+		}
+		pw, pg := presenceOf(w.Absent, w.Share), presenceOf(g.Absent, g.Share)
+		var n int64
+		if w.Lengths != nil {
+			n = w.Lengths.N
+		}
+		switch {
+		case !near(pg, pw, 0, shareLimit(pw, n)):
+			d.add(where, "presence", fmt.Sprint(pg), fmt.Sprint(pw), fmt.Sprintf("%.3g", shareLimit(pw, n)))
+		case w.Absent || g.Absent:
+		case w.Distinct < 20 && w.Lengths.N > 2*w.Distinct:
+			if g.Lengths.Q[0] < w.Lengths.Q[0] || g.Lengths.Q[len(g.Lengths.Q)-1] > w.Lengths.Q[len(w.Lengths.Q)-1] {
+				d.add(where, "lengths range", fmt.Sprint(g.Lengths.Q[0], "-", g.Lengths.Q[len(g.Lengths.Q)-1]),
+					fmt.Sprint(w.Lengths.Q[0], "-", w.Lengths.Q[len(w.Lengths.Q)-1]), "within")
+			}
+		default:
+			d.dist(where, "lengths", g.Lengths, w.Lengths, countRel, 1)
+			// values that rarely repeat: distinct per value, whose count follows the
+			// presence; values that repeat: the number of them
+			gd, wd, what := float64(g.Distinct), float64(w.Distinct), "distinct values"
+			if w.Distinct*2 >= w.Lengths.N && g.Lengths.N > 0 {
+				gd, wd, what = gd/float64(g.Lengths.N), wd/float64(w.Lengths.N), "distinct values per value"
+			}
+			if w.Lengths.N >= minValues && !near(gd, wd, uniqueRel, 0) && !near(float64(g.Distinct), float64(w.Distinct), 0, 1) {
+				d.add(where, what, fmt.Sprintf("%.3g", gd), fmt.Sprintf("%.3g", wd), "10 %")
+			}
+		}
+	}
 }
 
 // named is the element of xs with the given name.

@@ -323,28 +323,7 @@ func (st *collStats) fill(c *seed.Collection, all map[string]*collStats) {
 		c.LocalesPerEntity = st.locales.dist()
 	}
 	if c.Hierarchy {
-		kids := map[int32]int64{} // a parent's children
-		for _, parent := range st.parent {
-			kids[parent]++
-		}
-		depth, children := counts{}, counts{}
-		for pk := range st.parent {
-			d, at := int64(0), pk
-			for range len(st.parent) + 1 { // a cycle ends at the map's size
-				parent, ok := st.parent[at]
-				if !ok {
-					break
-				}
-				d, at = d+1, parent
-			}
-			depth.add(d)
-		}
-		depth[0] += st.entities - int64(len(st.parent)) // the roots
-		for _, n := range kids {
-			children.add(n)
-		}
-		children[0] += st.entities - int64(len(kids))
-		c.HierarchyDepth, c.HierarchyChildren = depth.dist(), children.dist()
+		c.HierarchyDepth, c.HierarchyChildren = st.hierarchy()
 	}
 	for i := range c.Attributes {
 		a := &c.Attributes[i]
@@ -378,38 +357,70 @@ func (st *collStats) fill(c *seed.Collection, all map[string]*collStats) {
 		pr.InnerRecordShare = round(float64(st.innerRecord) / float64(max(1, st.entities)))
 	}
 	for i := range c.References {
-		r := &c.References[i]
-		rs := st.refs[r.Name]
-		if rs == nil {
-			rs = &refStats{perEntity: counts{0: st.entities}, fanIn: map[int32]int64{}, attrs: map[string]*attrStats{}}
+		st.fillReference(&c.References[i], all)
+	}
+}
+
+// hierarchy is the distribution of the entities' depths (a root's is 0) and of their
+// children's counts.
+func (st *collStats) hierarchy() (depths, childCounts *seed.Dist) {
+	kids := map[int32]int64{} // a parent's children
+	for _, parent := range st.parent {
+		kids[parent]++
+	}
+	depth, children := counts{}, counts{}
+	for pk := range st.parent {
+		d, at := int64(0), pk
+		for range len(st.parent) + 1 { // a cycle ends at the map's size
+			parent, ok := st.parent[at]
+			if !ok {
+				break
+			}
+			d, at = d+1, parent
 		}
-		r.PerEntity = rs.perEntity.dist()
-		r.Mean = r.PerEntity.Mean
-		r.Min = int(r.PerEntity.Q[0])
-		r.Max = max(1, int(r.PerEntity.Q[len(r.PerEntity.Q)-1]))
-		if rs.refs > 0 && r.Group != "" { // a group the generator cannot make is in not_kept, not here
-			r.GroupedShare = round(float64(rs.grouped) / float64(rs.refs))
-		}
-		fan := counts{}
-		for _, n := range rs.fanIn {
-			fan.add(n)
-		}
-		f := &seed.FanIn{Referenced: int64(len(rs.fanIn)), Dist: *fan.dist()}
-		if t := all[r.Target]; t != nil {
-			f.Targets = t.entities
-		}
-		top := make([]int64, 0, len(rs.fanIn))
-		for _, n := range rs.fanIn {
-			top = append(top, n)
-		}
-		slices.SortFunc(top, func(a, b int64) int { return int(b - a) })
-		f.Top = top[:min(10, len(top))]
-		f.TailAlpha = hill(top)
-		r.FanIn = f
-		for k := range r.Attributes {
-			a := &r.Attributes[k]
-			fillAttribute(a, rs.attrs[a.Name], rs.refs)
-		}
+		depth.add(d)
+	}
+	depth[0] += st.entities - int64(len(st.parent)) // the roots
+	for _, n := range kids {
+		children.add(n)
+	}
+	children[0] += st.entities - int64(len(kids))
+	return depth.dist(), children.dist()
+}
+
+// fillReference fills one reference's figures: per entity, grouped, its fan-in over
+// the target collection (all: every collection's statistics) and its attributes.
+func (st *collStats) fillReference(r *seed.Reference, all map[string]*collStats) {
+	rs := st.refs[r.Name]
+	if rs == nil {
+		rs = &refStats{perEntity: counts{0: st.entities}, fanIn: map[int32]int64{}, attrs: map[string]*attrStats{}}
+	}
+	r.PerEntity = rs.perEntity.dist()
+	r.Mean = r.PerEntity.Mean
+	r.Min = int(r.PerEntity.Q[0])
+	r.Max = max(1, int(r.PerEntity.Q[len(r.PerEntity.Q)-1]))
+	if rs.refs > 0 && r.Group != "" { // a group the generator cannot make is in not_kept, not here
+		r.GroupedShare = round(float64(rs.grouped) / float64(rs.refs))
+	}
+	fan := counts{}
+	for _, n := range rs.fanIn {
+		fan.add(n)
+	}
+	f := &seed.FanIn{Referenced: int64(len(rs.fanIn)), Dist: *fan.dist()}
+	if t := all[r.Target]; t != nil {
+		f.Targets = t.entities
+	}
+	top := make([]int64, 0, len(rs.fanIn))
+	for _, n := range rs.fanIn {
+		top = append(top, n)
+	}
+	slices.SortFunc(top, func(a, b int64) int { return int(b - a) })
+	f.Top = top[:min(10, len(top))]
+	f.TailAlpha = hill(top)
+	r.FanIn = f
+	for k := range r.Attributes {
+		a := &r.Attributes[k]
+		fillAttribute(a, rs.attrs[a.Name], rs.refs)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/warmstat/warmstat/base/staging"
 	"github.com/warmstat/warmstat/seed"
 )
 
@@ -31,7 +32,7 @@ func Write(path string, p *seed.Profile) error {
 	b = numberList.ReplaceAllFunc(b, func(m []byte) []byte { // a distribution's quantiles on one line
 		return append(append([]byte("["), bytes.Join(bytes.Fields(bytes.ReplaceAll(m[1:len(m)-1], []byte(","), []byte(" "))), []byte(", "))...), ']')
 	})
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	f, err := os.CreateTemp(filepath.Dir(path), staging.Pattern(path))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -15,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/warmstat/warmstat/base/strictjson"
 	"github.com/warmstat/warmstat/evita/pb"
 	"google.golang.org/protobuf/proto"
 )
@@ -146,8 +146,8 @@ func newReader(path string, f io.Reader, sum hash.Hash) (*Reader, error) {
 	if kind != kindHeader {
 		return nil, r.fail("the first record is %q, not the header", kind)
 	}
-	if err := json.Unmarshal(b, &r.header); err != nil {
-		return nil, r.fail("header: %v", err)
+	if err := r.decode("header", b, &r.header); err != nil {
+		return nil, err
 	}
 	if r.header.Schema != SchemaV1 {
 		return nil, r.fail("header: schema %q, this warmstat reads %q", r.header.Schema, SchemaV1)
@@ -180,6 +180,23 @@ func newReader(path string, f io.Reader, sum hash.Hash) (*Reader, error) {
 		r.schemas = append(r.schemas, s)
 	}
 	return r, nil
+}
+
+// decode reads a JSON record strictly (strictjson's rule: unknown fields, data after
+// the value and a truncated value are refused). The error names the record (what) and
+// its field; its place is the file offset of the record's chunk (a record is one line).
+func (r *Reader) decode(what string, b []byte, v any) error {
+	err := strictjson.Unmarshal(what, b, v)
+	var se *strictjson.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Field != "":
+		return r.fail("%s: field %s: %s", what, se.Field, se.Msg)
+	case errors.As(err, &se):
+		return r.fail("%s: %s", what, se.Msg)
+	}
+	return r.fail("%s: %v", what, err)
 }
 
 // offset is the file offset of the chunk the reader is in (records span chunks).
@@ -253,8 +270,8 @@ func (r *Reader) NextCollection() (Collection, error) {
 	}
 	switch kind {
 	case kindTrailer:
-		if err := json.Unmarshal(b, &r.trailer); err != nil {
-			return Collection{}, r.fail("trailer: %v", err)
+		if err := r.decode("trailer", b, &r.trailer); err != nil {
+			return Collection{}, err
 		}
 		if err := r.checkTrailer(); err != nil {
 			return Collection{}, err
@@ -263,8 +280,11 @@ func (r *Reader) NextCollection() (Collection, error) {
 		return Collection{}, io.EOF
 	case kindBegin:
 		var c Collection
-		if err := json.Unmarshal(b, &c); err != nil || c.Name == "" {
-			return Collection{}, r.fail("collection record: %v", err)
+		if err := r.decode("collection record", b, &c); err != nil {
+			return Collection{}, err
+		}
+		if c.Name == "" {
+			return Collection{}, r.fail("collection record: field name: empty")
 		}
 		r.open = &c
 		return c, nil
@@ -292,8 +312,8 @@ func (r *Reader) Next() (int32, []byte, error) {
 		return int32(pk), b[n:], nil
 	case kindEnd:
 		var c Collection
-		if err := json.Unmarshal(b, &c); err != nil {
-			return 0, nil, r.fail("end of %s: %v", r.open.Name, err)
+		if err := r.decode("end of "+r.open.Name, b, &c); err != nil {
+			return 0, nil, err
 		}
 		if c.Name != r.open.Name || c.Entities != r.open.Entities {
 			return 0, nil, r.fail("end of %s: says %s with %d entities, the file holds %d", r.open.Name, c.Name, c.Entities, r.open.Entities)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/warmstat/warmstat/base/staging"
 	"github.com/warmstat/warmstat/evita/pb"
 	"google.golang.org/protobuf/proto"
 )
@@ -38,7 +39,7 @@ func Create(path string, h Header, catalog *pb.GrpcCatalogSchema, schemas []*pb.
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	f, err := os.CreateTemp(filepath.Dir(path), staging.Pattern(path))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,10 @@
-// Package strictjson decodes a hand-editable JSON file (a seed profile, a shape) into a Go
-// value and refuses, with the file, line and field, what encoding/json would let pass:
-// unknown fields, values of the wrong JSON type, trailing data. It records the line of
-// every field, so that a rule checked after decoding can still point at a line.
+// Package strictjson is how warmstat reads every JSON file: one value, decoded strictly,
+// every refusal with its file, line and field. Unmarshal (and ReadFile) is the rule for
+// the files warmstat writes itself (a manifest, a series' state, a history's points):
+// unknown fields, values of the wrong JSON type, data after the value and a truncated
+// value are refused. Decode is that rule and more for a hand-editable file (a seed
+// profile, a shape): it also refuses a field given twice and records the line of every
+// field, so that a rule checked after decoding can still point at a line.
 package strictjson
 
 import (

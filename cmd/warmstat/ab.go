@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/staging"
 	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -137,6 +138,9 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), append(ss.gates(), ss.watch()...)); err != nil {
+		return err // before the builds are identified and compiled
+	}
 	sides := map[string]*abSide{}
 	for _, s := range []string{"a", "b"} {
 		side, err := ss.side(srcs[s], cmd.String("label-"+s), strings.ToUpper(s))
@@ -162,9 +166,6 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 		if err := fixedPairs(cmd, &plan); err != nil {
 			return err
 		}
-	}
-	if err := gatesInSource(cmd, ss.sourceName(), ss.counts(), append(slices.Clone(plan.Gates), plan.Watch...)); err != nil {
-		return err
 	}
 	if plan.Duet && plan.MaxRuns < 4 {
 		return usageError(cmd, "a duet series of %d duets: it is analysed with the slot as a factor (n-2 degrees of freedom) and looks first at 4 duets, two in each placement; give --max-runs (or --pairs) 4 or more", plan.MaxRuns)
@@ -247,8 +248,11 @@ type seriesSettings struct {
 	mach             evitaserver.Machine
 	cpus             [2][]int // --duet: the CPU sets of slots 1 and 2 (nil: shared, unpinned)
 	// defaultSource: no source was given, so the series asks its question of the
-	// built-in default catalog at DefaultScale, replayed by the embedded writer
+	// built-in default catalog at DefaultScale
 	defaultSource bool
+	// dominant is the catalog's dominant collection (analyze.Dominant), the one the
+	// faithful method gates on and watches; "" when the gates were given
+	dominant string
 }
 
 // The question asked with no source of its own: the built-in default catalog at the
@@ -261,10 +265,6 @@ type seriesSettings struct {
 // allocation's equivalence would have taken twice as many).
 const DefaultScale = 0.1
 
-var (
-	defaultGates = []string{"Product/mean_adj"}
-	defaultWatch = []string{"Product/alloc"}
-)
 
 // duet: every pair of the series is a duet (--duet).
 func (ss *seriesSettings) duet() bool { return ss.cmd.Bool("duet") }
@@ -290,22 +290,22 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 		return nil, usageError(cmd, "--watch shows a metric beside the gates: name the gates too (--gate)")
 	}
 	ss.defaultSource = cmd.String("workload") == "" && cmd.String("pristine") == "" && cmd.String("catalog") == "" && !cmd.Bool("replay")
+	// the faithful method for every source: the catalog read once and replayed by the
+	// engine alone (a snapshot is extracted into the series' workload when it starts);
+	// --target-mode remote is the older way, a remote writer beside a reader
 	mode := cmd.String("target-mode")
-	if ss.defaultSource && !cmd.IsSet("target-mode") {
-		mode = runfmt.TargetEmbedded // the default catalog is a workload: replayed, by the engine alone
+	if !cmd.IsSet("target-mode") {
+		mode = runfmt.TargetEmbedded
 	}
 	switch mode {
 	case runfmt.TargetRemote:
 	case runfmt.TargetEmbedded:
-		if !cmd.Bool("replay") && cmd.String("workload") == "" && !ss.defaultSource {
-			return nil, usageError(cmd, "--target-mode embedded replays the series' workload: it needs --replay")
-		}
 		ss.targetMode = runfmt.TargetEmbedded
 	default:
 		return nil, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
 	}
 	if cmd.Bool("duet") {
-		if !cmd.Bool("replay") && cmd.String("workload") == "" && !ss.defaultSource {
+		if !ss.replay() && !ss.defaultSource {
 			return nil, usageError(cmd, "--duet replays one workload in both writers at once: it needs --replay or --workload (two live loads would add two reader JVMs to the machine)")
 		}
 		if cmd.Bool("unpaired") {
@@ -327,7 +327,7 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	} else if cmd.IsSet("duet-placement") {
 		return nil, usageError(cmd, "--duet-placement places a duet's writers: it needs --duet")
 	}
-	if (cmd.Bool("replay") || cmd.String("workload") != "") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
+	if (ss.replay() || cmd.String("workload") != "") && (cmd.Bool("prefetch") || cmd.IsSet("batch-size")) {
 		return nil, usageError(cmd, "--prefetch and --batch-size shape reading a source server; a replay reads its workload as it was extracted")
 	}
 	if (cmd.String("workload") != "" || ss.defaultSource) && cmd.IsSet("max-per-collection") {
@@ -363,8 +363,14 @@ func readSeriesSettings(cmd *cli.Command) (*seriesSettings, error) {
 	if err := ss.readSource(); err != nil {
 		return nil, err
 	}
+	if err := ss.chooseGates(); err != nil {
+		return nil, err
+	}
 	if err := ss.chooseHeaps(); err != nil {
 		return nil, err
+	}
+	if ss.faithful() && ss.dominant == "" {
+		return nil, usageError(cmd, "%s records no collections to choose the gate from (its dominant collection's mean): name one with --gate COLLECTION/mean_adj", ss.sourceName())
 	}
 	heaps := map[string]int64{"writer": *ss.cond.serverHeap}
 	if ss.workload == nil {
@@ -395,11 +401,15 @@ func (ss *seriesSettings) chooseHeaps() error {
 	if ss.workload != nil {
 		replay = &ss.workload.Header
 	}
-	// the default question's writer holds its catalog as production's does (its heap at
+	// the faithful method's writer holds its catalog as production's does (its heap at
 	// production's ratio to the live set): measured quieter than the rule below it
-	ratio := ss.defaultSource && cond.serverHeap == nil && replay != nil && replay.LiveHeapEstimateBytes != nil
+	live := ss.liveHeap(replay)
+	ratio := ss.targetMode == runfmt.TargetEmbedded && cond.serverHeap == nil && live > 0 && !ss.duet()
 	if ratio {
-		sc.ServerHeap = evitaserver.HeapAtProductionRatio(*replay.LiveHeapEstimateBytes)
+		sc.ServerHeap = max(evitaserver.HeapAtProductionRatio(live), evitaserver.NeedHeap(live))
+		if sc.ServerHeap > ss.mach.LargestHeap() { // this machine cannot: the rule below
+			ratio, sc.ServerHeap = false, 0
+		}
 	}
 	if err := loader.ChooseHeaps(&sc, replay, "writer", "reader"); err != nil {
 		return withCode(exitUsage, spawnHint(err))
@@ -407,8 +417,8 @@ func (ss *seriesSettings) chooseHeaps() error {
 	var chosen []string
 	switch {
 	case ratio:
-		fmt.Fprintf(cmd.Root().ErrWriter, "writer heap: --server-heap %s, production's ratio of heap to live set (2.84 × the catalog's %s live)\n",
-			runfmt.FormatBytesExact(&sc.ServerHeap), runfmt.FormatSize(*replay.LiveHeapEstimateBytes))
+		fmt.Fprintf(cmd.Root().ErrWriter, "writer heap: --server-heap %s, production's ratio of heap to live set (2.84 × the catalog's %s live, rounded up to 256 MiB steps)\n",
+			runfmt.FormatBytesExact(&sc.ServerHeap), runfmt.FormatSize(live))
 	case cond.serverHeap == nil:
 		chosen = append(chosen, "--server-heap "+runfmt.FormatBytesExact(&sc.ServerHeap))
 	}
@@ -426,6 +436,32 @@ func (ss *seriesSettings) chooseHeaps() error {
 		cond.readerHeap = &sc.ReaderHeap
 	}
 	return nil
+}
+
+// liveHeap is what holding the series' catalog costs, as its source records it (0 when
+// it records nothing): a snapshot's live heap measured when it was seeded, else the
+// estimate made for its entities; a workload's record of either.
+func (ss *seriesSettings) liveHeap(replay *workload.Header) int64 {
+	if replay != nil {
+		return cmp.Or(deref(replay.SnapshotLiveHeapBytes), deref(replay.LiveHeapEstimateBytes))
+	}
+	info, err := evitaserver.ReadSnapshot(ss.pristine, ss.catalog)
+	switch {
+	case err != nil:
+		return 0
+	case info.LiveHeapBytes != nil:
+		return *info.LiveHeapBytes
+	case info.Size != nil:
+		return info.Size.LiveHeapEstimateBytes
+	}
+	return 0
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // readSource reads the series' source: --pristine DIR --catalog NAME (a snapshot), or
@@ -496,12 +532,10 @@ func (ss *seriesSettings) readDefaultSource() error {
 	}
 	fmt.Fprintf(errw, "no source given: the question is asked of warmstat's default catalog at scale %g (%s entities; %s: %s),\n",
 		DefaultScale, report.Int(info.Trailer.Entities), how, info.Path)
-	fmt.Fprintf(errw, "replayed in every run by the %s writer", map[bool]string{true: "embedded", false: "remote"}[ss.targetMode == runfmt.TargetEmbedded])
-	if len(cmd.StringSlice("gate")) == 0 {
-		fmt.Fprintf(errw, ", gated on %s (the Product mean with the machine's speed set aside), watching %s (what a Product upsert allocates: shown, not waited for)",
-			strings.Join(defaultGates, " and "), strings.Join(defaultWatch, " and "))
+	if !ss.faithful() { // a duet, a remote writer or gates given: said as they are
+		fmt.Fprintf(errw, "replayed in every run by the %s writer;\nyour own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n",
+			map[bool]string{true: "embedded", false: "remote"}[ss.targetMode == runfmt.TargetEmbedded])
 	}
-	fmt.Fprintf(errw, ";\nyour own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n")
 	return nil
 }
 
@@ -513,8 +547,11 @@ func (ss *seriesSettings) sourceName() string {
 	return "the snapshot"
 }
 
-// replay: every run replays a workload file (the series' own, or --workload).
-func (ss *seriesSettings) replay() bool { return ss.workload != nil || ss.cmd.Bool("replay") }
+// replay: every run replays a workload file (the series' own, or --workload); the
+// embedded writer always does.
+func (ss *seriesSettings) replay() bool {
+	return ss.workload != nil || ss.cmd.Bool("replay") || ss.targetMode == runfmt.TargetEmbedded
+}
 
 // workloadFile is the workload the series in dir replays: --workload, or the one it
 // extracts into its directory.
@@ -595,20 +632,61 @@ func (ss *seriesSettings) basePlan() series.Plan {
 		TargetMode: ss.targetMode, Unpaired: cmd.Bool("unpaired"), Duet: ss.duet()}
 }
 
-// gates are --gate, or with no source given and nothing asked the default question's.
+// gates are --gate, or the faithful method's: the dominant collection's mean with the
+// machine's speed set aside.
 func (ss *seriesSettings) gates() []string {
-	if g := ss.cmd.StringSlice("gate"); len(g) > 0 || !ss.defaultSource || ss.targetMode != runfmt.TargetEmbedded || ss.duet() {
-		return g
+	if ss.dominant == "" {
+		return ss.cmd.StringSlice("gate")
 	}
-	return slices.Clone(defaultGates)
+	return []string{ss.dominant + "/mean_adj"}
 }
 
-// watch are --watch, or with the default question's gates its watched metric.
+// watch are --watch, or with the faithful method's gate what an upsert of the
+// dominant collection allocates.
 func (ss *seriesSettings) watch() []string {
-	if len(ss.cmd.StringSlice("gate")) > 0 || !ss.defaultSource || ss.targetMode != runfmt.TargetEmbedded || ss.duet() {
+	if ss.dominant == "" {
 		return ss.cmd.StringSlice("watch")
 	}
-	return slices.Clone(defaultWatch)
+	return []string{ss.dominant + "/alloc"}
+}
+
+// faithful: the series asks its question the faithful way (the embedded writer, one
+// series at a time, no gate given), so it gates on the dominant collection's adjusted
+// mean and watches its allocation.
+func (ss *seriesSettings) faithful() bool {
+	return ss.targetMode == runfmt.TargetEmbedded && !ss.duet() && len(ss.cmd.StringSlice("gate")) == 0
+}
+
+// chooseGates settles the faithful method's gates on the catalog's dominant collection
+// (analyze.Dominant over the source's entity counts), and says in the first lines how
+// the question will be asked.
+func (ss *seriesSettings) chooseGates() error {
+	if !ss.faithful() {
+		return nil
+	}
+	counts := ss.counts()
+	ss.dominant = analyze.Dominant(counts)
+	if ss.dominant == "" {
+		return nil // a snapshot without metadata: refused once its heaps' refusal had its say
+	}
+	errw := ss.cmd.Root().ErrWriter
+	if ss.defaultSource { // readDefaultSource named the catalog
+		fmt.Fprintf(errw, "replayed in every run by the embedded writer, gated on %s (the %s mean with the machine's speed set aside), watching %s (what a %s upsert allocates: shown, not waited for);\n"+
+			"your own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n", ss.gates()[0], ss.dominant, ss.watch()[0], ss.dominant)
+		return nil
+	}
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	what, how := "the snapshot "+filepath.Join(ss.pristine, ss.catalog), "read once into the series' workload.wsw by build A, replayed in every run by the embedded writer"
+	if ss.workload != nil {
+		what, how = "the workload "+ss.workload.Path, "replayed in every run by the embedded writer"
+	}
+	fmt.Fprintf(errw, "the question is asked of %s (%s entities): %s, gated on %s (the %s mean with the machine's speed set aside), watching %s (what a %s upsert allocates: shown, not waited for);\n"+
+		"the older way (a remote writer and a reader in every run, gated on %s/mean and */ingest): --target-mode remote\n",
+		what, report.Int(n), how, ss.gates()[0], ss.dominant, ss.watch()[0], ss.dominant, ss.dominant)
+	return nil
 }
 
 // duetCondition is a duet series' placement in its plan's conditions (a resumed series
@@ -714,7 +792,7 @@ func (ss *seriesSettings) config(dir, wl string, sides map[string]*abSide, plan 
 				return nil // extracted when the series started; its checksum proves it unchanged
 			}
 			// an extraction the series did not finish (it was stopped) left its temporary file
-			partial, _ := filepath.Glob(filepath.Join(filepath.Dir(wl), "."+filepath.Base(wl)+".partial-*"))
+			partial := staging.Leftovers(wl)
 			for _, p := range partial {
 				os.Remove(p)
 			}

@@ -18,11 +18,13 @@ func TestABInterruptedSaysHowToGoOn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	// no heaps given: ab chooses them from the snapshot's record, as load does
+	// no heaps given: the reader's from the snapshot's record, as load chooses it, the
+	// writer's at production's ratio to the catalog's live heap (the faithful method)
 	code := run(ctx, []string{"warmstat", "ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref,
 		"--out", filepath.Join(t.TempDir(), "s")}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "interrupted: the series stopped; the same command continues it") ||
-		!strings.Contains(errb.String(), "heaps chosen from the snapshot's record (as load chooses them): --server-heap ") {
+		!strings.Contains(errb.String(), "heaps chosen from the snapshot's record (as load chooses them): --reader-heap ") ||
+		!strings.Contains(errb.String(), "writer heap: --server-heap ") {
 		t.Fatalf("exit %d %q", code, errb.String())
 	}
 }

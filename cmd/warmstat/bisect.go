@@ -253,29 +253,20 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-// bisectGate is --gate, or the dominant collection's mean: Product's when the
-// snapshot has it (as analyze chooses), else that of the collection with most entities.
+// bisectGate is --gate, or the dominant collection's (analyze.Dominant) mean: with the
+// machine's speed set aside when the series ask the faithful way (the embedded writer).
 func bisectGate(cmd *cli.Command, ss *seriesSettings) (string, error) {
 	if g := cmd.StringSlice("gate"); len(g) == 1 {
 		return g[0], gatesInSource(cmd, ss.sourceName(), ss.counts(), g)
 	}
-	counts := ss.counts()
-	if counts == nil {
-		return "", usageError(cmd, "--gate: the snapshot %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", filepath.Join(ss.pristine, ss.catalog))
+	if ss.dominant != "" { // the faithful method chose it
+		return ss.gates()[0], nil
 	}
-	best := ""
-	for n, c := range counts {
-		if n == "Product" {
-			return "Product/mean", nil
-		}
-		if best == "" || c > counts[best] || c == counts[best] && n < best {
-			best = n
-		}
+	dom := analyze.Dominant(ss.counts())
+	if dom == "" {
+		return "", usageError(cmd, "--gate: %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", ss.sourceName())
 	}
-	if best == "" {
-		return "", usageError(cmd, "--gate: the snapshot names no collection to choose a default from")
-	}
-	return best + "/mean", nil
+	return dom + "/mean", nil
 }
 
 // buildOnce is commit's build, recorded in the bisect's state.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/bisect"
+	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/history"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
@@ -332,94 +333,56 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 }
 
 // followChangePoints confirms (an ab series) and bisects (warmstat bisect) each change
-// point of --metric not yet confirmed or bisected, by running warmstat itself: the
-// series and bisections are ordinary directories under HISTORY/followed/.
+// point of --metric not yet confirmed or bisected: history decides which and records
+// what they found; the series and bisections are run by warmstat itself (selfRunner).
 func followChangePoints(ctx context.Context, cmd *cli.Command, st *history.Store, lines []history.Analysis) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	errw := cmd.Root().ErrWriter
-	for _, a := range lines {
-		for _, s := range a.Series {
-			if s.Metric.Figure != cmd.String("metric") || s.Seg == nil {
-				continue
-			}
-			for _, cp := range s.Seg.ChangePoints {
-				bi, ai := s.Span(cp)
-				before, after := a.Line.Builds[bi].Build, a.Line.Builds[ai].Build
-				name := fmt.Sprintf("%s-%s-vs-%s", s.Metric.Figure, before.Short(), after.Short())
-				base := filepath.Join(st.Dir, "followed", a.Line.Key, name)
-				if cmd.Bool("confirm") && !confirmed(a.Confirmations, s.Metric.Figure, before, after) {
-					c, err := confirm(ctx, cmd, self, base, a.Line.Key, s.Metric, cp, before, after)
-					if err != nil {
-						return err
-					}
-					c.Series = inHistory(st.Dir, c.Series)
-					if err := st.SaveConfirmation(c); err != nil {
-						return err
-					}
-				}
-				if cmd.Bool("bisect") && !bisected(a.Bisections, s.Metric.Figure, before, after) {
-					if before.Commit == "" || after.Commit == "" {
-						fmt.Fprintf(errw, "history: the change point between %s and %s: a build without a commit cannot be bisected\n", before.Short(), after.Short())
-						continue
-					}
-					good, err := bisect.BisectFrom(ctx, cmd.String("evita-home"), before.Commit, after.Commit)
-					if err != nil {
-						return err
-					}
-					between, err := bisect.Between(ctx, cmd.String("evita-home"), good, after.Commit)
-					if err != nil {
-						return err
-					}
-					if len(between) < 2 {
-						fmt.Fprintf(errw, "history: the change point between %s and %s: no commit between them, nothing to bisect: %s is the commit\n",
-							before.Short(), after.Short(), after.Short())
-						continue
-					}
-					if good != before.Commit {
-						fmt.Fprintf(errw, "history: %s is not an ancestor of %s (two branches, merged later): bisecting from their merge base %.10s\n",
-							before.Short(), after.Short(), good)
-					}
-					b, err := runBisectFor(ctx, cmd, self, base, a.Line.Key, s.Metric, good, before, after, cp.DeltaPct < 0)
-					if err != nil {
-						return err
-					}
-					b.Dir = inHistory(st.Dir, b.Dir)
-					if err := st.SaveBisection(b); err != nil {
-						return err
-					}
-				}
-			}
-		}
+	o := history.FollowOptions{Metric: cmd.String("metric"), Confirm: cmd.Bool("confirm"), Bisect: cmd.Bool("bisect"),
+		Repo: cmd.String("evita-home"), Log: cmd.Root().ErrWriter}
+	err = history.Follow(ctx, st, lines, o, selfRunner(cmd, self))
+	if errors.Is(err, history.ErrNoRef) {
+		return withCode(exitFailed, fmt.Errorf("%w: add their runs with --ref", err))
 	}
-	return nil
+	return err
 }
 
-func confirmed(cs []history.Confirmation, metric string, b, a history.Build) bool {
-	return slices.ContainsFunc(cs, func(c history.Confirmation) bool {
-		return c.Metric == metric && c.Before.Commit == b.Commit && c.After.Commit == a.Commit && c.Before.Label == b.Label && c.After.Label == a.Label
-	})
-}
-
-func bisected(bs []history.Bisection, metric string, b, a history.Build) bool {
-	return slices.ContainsFunc(bs, func(x history.Bisection) bool {
-		return x.Metric == metric && x.Before.Commit == b.Commit && x.After.Commit == a.Commit
-	})
-}
-
-// gateOf is the ab gate that judges a history metric.
-func gateOf(figure string) string {
-	switch figure {
-	case history.FigurePublishing:
-		return "*/ingest_adj"
-	case history.FigureGoLive:
-		return "*/golive"
-	case history.FigureProductAlloc:
-		return "Product/alloc"
+// selfRunner runs a change point's series and bisect as child warmstats (ab and
+// bisect), given the series flags the user gave to history.
+func selfRunner(cmd *cli.Command, self string) history.Runner {
+	return history.Runner{
+		Confirm: func(ctx context.Context, req history.ConfirmRequest) (*series.State, error) {
+			args := append([]string{"ab", "--a", req.Before.Ref, "--b", req.After.Ref, "--label-a", req.Before.Short(), "--label-b", req.After.Short(),
+				"--out", req.Dir, "--gate", req.Gate}, seriesArgs(cmd)...)
+			fmt.Fprintf(cmd.Root().ErrWriter, "history: confirming the change point between %s and %s (%s %% in the history): warmstat %s\n",
+				req.Before.Short(), req.After.Short(), report.SignedPct(req.Change.DeltaPct), strings.Join(quoted(args), " "))
+			if err := runSelf(ctx, cmd, self, args); err != nil {
+				return nil, err
+			}
+			return series.Read(req.Dir)
+		},
+		Bisect: func(ctx context.Context, req history.BisectRequest) (*bisect.State, error) {
+			direction := "slower"
+			if req.Faster {
+				direction = "faster"
+			}
+			args := []string{"bisect", "--evita-home", cmd.String("evita-home"), "--good", req.Good, "--bad", req.Bad, "--direction", direction, "--out", req.Dir,
+				"--gate", req.Gate, "--build-cmd", cmd.String("build-cmd"), "--server-jar-path", cmd.String("server-jar-path"), "--format", "json"}
+			if c := cmd.String("build-cache"); c != "" {
+				args = append(args, "--build-cache", c)
+			}
+			args = append(args, seriesArgs(cmd)...)
+			fmt.Fprintf(cmd.Root().ErrWriter, "history: bisecting the commits between %s and %s: warmstat %s\n", req.Before.Short(), req.After.Short(), strings.Join(quoted(args), " "))
+			err := runSelf(ctx, cmd, self, args)
+			var ce *childExit
+			if err != nil && !(errors.As(err, &ce) && ce.code == exitRefused) { // 3: no culprit, said in its state
+				return nil, err
+			}
+			return bisect.Read(req.Dir)
+		},
 	}
-	return "Product/mean_adj"
 }
 
 // seriesArgs are the series flags the user gave, passed on to ab and bisect.
@@ -445,70 +408,6 @@ func seriesArgs(cmd *cli.Command) []string {
 		}
 	}
 	return out
-}
-
-func confirm(ctx context.Context, cmd *cli.Command, self, base, line string, m history.Metric, cp analyze.ChangePoint, before, after history.Build) (history.Confirmation, error) {
-	c := history.Confirmation{Line: line, Metric: m.Figure, Before: before, After: after, Series: filepath.Join(base, "confirm"), Gate: gateOf(m.Figure), At: time.Now().UTC()}
-	if before.Ref == "" || after.Ref == "" {
-		return c, withCode(exitFailed, fmt.Errorf("the builds %s and %s: a series needs each one's server (a version, jar:FILE, checkout:DIR): add their runs with --ref", before.Short(), after.Short()))
-	}
-	args := append([]string{"ab", "--a", before.Ref, "--b", after.Ref, "--label-a", before.Short(), "--label-b", after.Short(),
-		"--out", c.Series, "--gate", c.Gate}, seriesArgs(cmd)...)
-	fmt.Fprintf(cmd.Root().ErrWriter, "history: confirming the change point between %s and %s (%s %% in the history): warmstat %s\n",
-		before.Short(), after.Short(), report.SignedPct(cp.DeltaPct), strings.Join(quoted(args), " "))
-	if err := runSelf(ctx, cmd, self, args); err != nil {
-		return c, err
-	}
-	st, err := series.Read(c.Series)
-	if err != nil {
-		return c, err
-	}
-	for _, g := range st.Outcome.Gates {
-		if g.Gate != c.Gate {
-			continue
-		}
-		c.Verdict, c.DeltaPct, c.CILowPct, c.CIHighPct = g.Verdict, g.DeltaPct, g.LowPct, g.HighPct
-		c.Confirmed = cp.DeltaPct < 0 && g.Verdict == analyze.Faster || cp.DeltaPct > 0 && g.Verdict == analyze.Slower
-	}
-	return c, nil
-}
-
-func runBisectFor(ctx context.Context, cmd *cli.Command, self, base, line string, m history.Metric, good string, before, after history.Build, faster bool) (history.Bisection, error) {
-	b := history.Bisection{Line: line, Metric: m.Figure, Before: before, After: after, Dir: filepath.Join(base, "bisect"), At: time.Now().UTC()}
-	direction := "slower"
-	if faster {
-		direction = "faster"
-	}
-	args := []string{"bisect", "--evita-home", cmd.String("evita-home"), "--good", good, "--bad", after.Commit, "--direction", direction, "--out", b.Dir,
-		"--gate", gateOf(m.Figure), "--build-cmd", cmd.String("build-cmd"), "--server-jar-path", cmd.String("server-jar-path"), "--format", "json"}
-	if c := cmd.String("build-cache"); c != "" {
-		args = append(args, "--build-cache", c)
-	}
-	args = append(args, seriesArgs(cmd)...)
-	fmt.Fprintf(cmd.Root().ErrWriter, "history: bisecting the commits between %s and %s: warmstat %s\n", before.Short(), after.Short(), strings.Join(quoted(args), " "))
-	err := runSelf(ctx, cmd, self, args)
-	var ce *childExit
-	if err != nil && !(errors.As(err, &ce) && ce.code == exitRefused) { // 3: no culprit, said in its state
-		return b, err
-	}
-	st, rerr := bisect.Read(b.Dir)
-	if rerr != nil {
-		return b, rerr
-	}
-	if o := st.Outcome; o != nil {
-		b.Outcome = o.Kind
-		if o.Detail != "" {
-			b.Outcome += ": " + o.Detail
-		}
-		subject := map[string]string{}
-		for _, c := range st.Commits {
-			subject[c.Hash] = c.Subject
-		}
-		for _, c := range o.Culprits {
-			b.Culprits = append(b.Culprits, history.Culprit{Commit: c.Commit, Title: subject[c.Commit], DeltaPct: c.Change.Gate.DeltaPct})
-		}
-	}
-	return b, nil
 }
 
 func quoted(args []string) []string {
@@ -574,7 +473,7 @@ func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {
 
 // claimSite makes dir warmstat's: absent or empty (then marked), or marked before.
 func claimSite(dir string) error {
-	mark := filepath.Join(dir, ".warmstat-owned")
+	mark := filepath.Join(dir, evitaserver.OwnerMarker)
 	if _, err := os.Stat(mark); err == nil {
 		return nil
 	}
@@ -589,13 +488,4 @@ func claimSite(dir string) error {
 		return err
 	}
 	return os.WriteFile(mark, []byte("made by warmstat history publish\n"), 0o644)
-}
-
-// inHistory is a directory under the history as the history records it: relative to
-// it, so that a history moved, cloned or published names no path of this machine.
-func inHistory(hist, dir string) string {
-	if rel, err := filepath.Rel(hist, dir); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return dir
 }

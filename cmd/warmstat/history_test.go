@@ -252,14 +252,3 @@ func TestHistoryAddRefusals(t *testing.T) {
 		}
 	}
 }
-
-// What a history records of its follow-ups names no path of the machine: a directory
-// under the history is kept relative to it; one elsewhere as it is.
-func TestInHistory(t *testing.T) {
-	if got := inHistory("/h", "/h/followed/l/x/confirm"); got != "followed/l/x/confirm" {
-		t.Errorf("under the history: %q", got)
-	}
-	if got := inHistory("/h", "/elsewhere/s"); got != "/elsewhere/s" {
-		t.Errorf("elsewhere: %q", got)
-	}
-}

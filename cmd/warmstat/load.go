@@ -85,76 +85,21 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	if err := loadLimits(cmd); err != nil {
 		return err
 	}
-	var m runfmt.Manifest
-	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
-	m.RunID = cmd.String("run-id")
-	m.Loader.Version = runfmt.UnknownText(version)
-	cond, err := parseConditions(cmd)
+	m, cond, err := loadManifest(cmd)
 	if err != nil {
 		return err
 	}
-	cond.apply(&m)
-	if mach, err := evitaserver.ReadMachine(); err == nil {
-		m.Machine = mach.Record()
-	}
-	var subset []string
-	if s := cmd.String("collections"); s != "" {
-		for _, c := range strings.Split(s, ",") {
-			if c = strings.TrimSpace(c); c != "" {
-				subset = append(subset, c)
-			}
-		}
-	}
-	replay := cmd.IsSet("replay")
-	spawn := cmd.IsSet("pristine") || replay && !cmd.IsSet("target")
-	attach := cmd.IsSet("source") || cmd.IsSet("target") || cmd.IsSet("source-catalog")
-	switch {
-	case replay && (cmd.IsSet("pristine") || cmd.IsSet("source") || cmd.IsSet("source-catalog") || cmd.IsSet("catalog") || cmd.IsSet("snapshot-compress")):
-		return usageError(cmd, "--replay FILE is the source: no --pristine, --catalog, --snapshot-compress, --source or --source-catalog with it")
-	case replay && cmd.IsSet("reader-heap"):
-		return usageError(cmd, "--reader-heap: a replay starts no reader")
-	case replay && (cmd.IsSet("batch-size") || cmd.IsSet("prefetch")):
-		return usageError(cmd, "--batch-size and --prefetch shape reading a source server; a replay reads the workload as it was extracted")
-	case replay:
-	case spawn == attach:
-		return usageError(cmd, "load needs either --pristine DIR --catalog NAME (spawn mode), --source ADDR --source-catalog NAME --target ADDR (attach mode), or --replay FILE")
-	case spawn && cmd.String("catalog") == "":
-		return usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
-	case attach && (cmd.String("source") == "" || cmd.String("target") == "" || cmd.String("source-catalog") == ""):
-		return usageError(cmd, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR")
-	}
-	embeddedMode := false
-	switch cmd.String("target-mode") {
-	case runfmt.TargetRemote:
-	case runfmt.TargetEmbedded:
-		if !replay || !spawn {
-			return usageError(cmd, "--target-mode embedded replays a workload in a writer warmstat starts: it needs --replay FILE and a server flag, no --target")
-		}
-		embeddedMode = true
-	default:
-		return usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
-	}
-	if !spawn {
-		for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
-			if cmd.IsSet(f) {
-				return usageError(cmd, "--%s names a server for warmstat to start; attach mode (--target) uses the running one", f)
-			}
-		}
-		for _, f := range []string{"writer-jvm-option", "no-class-archive", "writer-warm-up"} {
-			if cmd.IsSet(f) {
-				return usageError(cmd, "--%s sets up a JVM warmstat starts; attach mode (--target) uses the running one", f)
-			}
-		}
-	}
-	if !spawn && cmd.IsSet("writer-profile") {
-		return usageError(cmd, "--writer-profile needs spawn mode (--pristine, or --replay without --target): warmstat must start the writer to profile it")
+	subset := collectionSubset(cmd)
+	mode, err := parseLoadMode(cmd)
+	if err != nil {
+		return err
 	}
 	// an existing run is refused before any server starts (and before its work
 	// directory, whose logs the run's manifest names, is emptied for another)
 	if err := runfmt.CheckOut(cmd.String("out")); err != nil {
 		return err
 	}
-	if spawn {
+	if mode.spawn {
 		if err := spawnPaths(cmd); err != nil {
 			return err
 		}
@@ -168,7 +113,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Prefetch: cmd.Bool("prefetch"), Manifest: m}
 	c.Warnings = errw
 	c.Progress = liveProgress(errw)
-	if replay { // the whole file is proved sound before any server starts
+	if mode.replay { // the whole file is proved sound before any server starts
 		path, err := filepath.Abs(cmd.String("replay"))
 		if err != nil {
 			return err
@@ -181,61 +126,196 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		c.Replay, c.ReplayPath, c.ReplaySHA256 = r, path, sum
 	}
 	if p := cmd.String("cpuprofile"); p != "" {
-		f, err := os.Create(p)
+		stopProfile, err := startCPUProfile(p)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stopProfile()
 	}
 	leanRuntime()
 	begin := time.Now()
 	var res *loader.Result
 	var loadErr error
-	if spawn {
-		prof, err := writerProfiler(cmd, cmp.Or(cmd.String("work"), cmd.String("out")+".work"), func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
-		if err != nil {
+	if mode.spawn {
+		if res, loadErr, err = spawnLoad(ctx, cmd, cond, mode.embedded, c); err != nil {
 			return err
 		}
-		sc, err := spawnConfig(cmd, cond)
-		if err != nil {
-			return err
-		}
-		sc.Profiler, sc.Embedded = prof, embeddedMode
-		res, loadErr = loader.Spawn(ctx, sc, c)
-		loadErr = spawnHint(loadErr)
 	} else {
-		if !replay {
-			src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
-			if err != nil {
-				return fmt.Errorf("source %s: %w", cmd.String("source"), err)
-			}
-			defer src.Close()
-			c.Source = src
-		}
-		dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
+		closeClients, err := dialAttached(ctx, cmd, &c, mode.replay)
 		if err != nil {
-			return fmt.Errorf("target %s: %w", cmd.String("target"), err)
+			return err
 		}
-		defer dst.Close()
-		c.Target = dst
+		defer closeClients()
 		res, loadErr = loader.Run(ctx, c)
 	}
 	if res == nil { // could not start: nothing measured, nothing written
-		switch {
-		case errors.Is(loadErr, loader.ErrTargetExists):
-			return fmt.Errorf("%w; --replace-target drops it", loadErr)
-		case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit) && replay: // a replay starts no reader
-			return fmt.Errorf("%w (--server-heap)", loadErr)
-		case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit):
-			return fmt.Errorf("%w (--server-heap, --reader-heap)", loadErr)
-		}
-		return loadErr
+		return notStarted(loadErr, mode.replay)
 	}
-	out := cmd.Root().Writer
+	return reportLoad(cmd, f, res, loadErr, begin)
+}
+
+// loadMode is how a load gets its source and writer: a replayed workload file or a
+// source server, servers warmstat starts (spawn) or running ones (attach), and
+// whether the writer is warmstat's embedded writer.
+type loadMode struct {
+	replay, spawn, embedded bool
+}
+
+// loadManifest starts the run's manifest from the flags (build, run id, conditions)
+// and the machine.
+func loadManifest(cmd *cli.Command) (runfmt.Manifest, conditions, error) {
+	var m runfmt.Manifest
+	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
+	m.RunID = cmd.String("run-id")
+	m.Loader.Version = runfmt.UnknownText(version)
+	cond, err := parseConditions(cmd)
+	if err != nil {
+		return m, cond, err
+	}
+	cond.apply(&m)
+	if mach, err := evitaserver.ReadMachine(); err == nil {
+		m.Machine = mach.Record()
+	}
+	return m, cond, nil
+}
+
+// collectionSubset is --collections split at its commas, blanks dropped.
+func collectionSubset(cmd *cli.Command) []string {
+	var subset []string
+	if s := cmd.String("collections"); s != "" {
+		for _, c := range strings.Split(s, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				subset = append(subset, c)
+			}
+		}
+	}
+	return subset
+}
+
+// parseLoadMode decides the mode from the flags and refuses flags the mode cannot use.
+func parseLoadMode(cmd *cli.Command) (loadMode, error) {
+	replay := cmd.IsSet("replay")
+	spawn := cmd.IsSet("pristine") || replay && !cmd.IsSet("target")
+	attach := cmd.IsSet("source") || cmd.IsSet("target") || cmd.IsSet("source-catalog")
+	switch {
+	case replay && (cmd.IsSet("pristine") || cmd.IsSet("source") || cmd.IsSet("source-catalog") || cmd.IsSet("catalog") || cmd.IsSet("snapshot-compress")):
+		return loadMode{}, usageError(cmd, "--replay FILE is the source: no --pristine, --catalog, --snapshot-compress, --source or --source-catalog with it")
+	case replay && cmd.IsSet("reader-heap"):
+		return loadMode{}, usageError(cmd, "--reader-heap: a replay starts no reader")
+	case replay && (cmd.IsSet("batch-size") || cmd.IsSet("prefetch")):
+		return loadMode{}, usageError(cmd, "--batch-size and --prefetch shape reading a source server; a replay reads the workload as it was extracted")
+	case replay:
+	case spawn == attach:
+		return loadMode{}, usageError(cmd, "load needs either --pristine DIR --catalog NAME (spawn mode), --source ADDR --source-catalog NAME --target ADDR (attach mode), or --replay FILE")
+	case spawn && cmd.String("catalog") == "":
+		return loadMode{}, usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
+	case attach && (cmd.String("source") == "" || cmd.String("target") == "" || cmd.String("source-catalog") == ""):
+		return loadMode{}, usageError(cmd, "attach mode needs --source ADDR, --source-catalog NAME and --target ADDR")
+	}
+	embeddedMode := false
+	switch cmd.String("target-mode") {
+	case runfmt.TargetRemote:
+	case runfmt.TargetEmbedded:
+		if !replay || !spawn {
+			return loadMode{}, usageError(cmd, "--target-mode embedded replays a workload in a writer warmstat starts: it needs --replay FILE and a server flag, no --target")
+		}
+		embeddedMode = true
+	default:
+		return loadMode{}, usageError(cmd, "--target-mode %q: remote or embedded", cmd.String("target-mode"))
+	}
+	if !spawn {
+		for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
+			if cmd.IsSet(f) {
+				return loadMode{}, usageError(cmd, "--%s names a server for warmstat to start; attach mode (--target) uses the running one", f)
+			}
+		}
+		for _, f := range []string{"writer-jvm-option", "no-class-archive", "writer-warm-up"} {
+			if cmd.IsSet(f) {
+				return loadMode{}, usageError(cmd, "--%s sets up a JVM warmstat starts; attach mode (--target) uses the running one", f)
+			}
+		}
+	}
+	if !spawn && cmd.IsSet("writer-profile") {
+		return loadMode{}, usageError(cmd, "--writer-profile needs spawn mode (--pristine, or --replay without --target): warmstat must start the writer to profile it")
+	}
+	return loadMode{replay: replay, spawn: spawn, embedded: embeddedMode}, nil
+}
+
+// startCPUProfile profiles warmstat itself into path; stop ends the profile, then
+// closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// spawnLoad runs the load on servers warmstat starts. err is a setup failure before
+// any server; loadErr is the load's own (with a hint for a failed start).
+func spawnLoad(ctx context.Context, cmd *cli.Command, cond conditions, embeddedMode bool, c loader.Config) (res *loader.Result, loadErr, err error) {
+	errw := cmd.Root().ErrWriter
+	prof, err := writerProfiler(cmd, cmp.Or(cmd.String("work"), cmd.String("out")+".work"), func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := spawnConfig(cmd, cond)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc.Profiler, sc.Embedded = prof, embeddedMode
+	res, loadErr = loader.Spawn(ctx, sc, c)
+	return res, spawnHint(loadErr), nil
+}
+
+// dialAttached connects to the running servers of attach mode (no source server for a
+// replay); closeClients closes the target, then the source.
+func dialAttached(ctx context.Context, cmd *cli.Command, c *loader.Config, replay bool) (closeClients func(), err error) {
+	var src *evita.Client
+	if !replay {
+		if src, err = evita.Dial(ctx, cmd.String("source"), evita.Options{}); err != nil {
+			return nil, fmt.Errorf("source %s: %w", cmd.String("source"), err)
+		}
+		c.Source = src
+	}
+	dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
+	if err != nil {
+		if src != nil {
+			src.Close()
+		}
+		return nil, fmt.Errorf("target %s: %w", cmd.String("target"), err)
+	}
+	c.Target = dst
+	return func() {
+		dst.Close()
+		if src != nil {
+			src.Close()
+		}
+	}, nil
+}
+
+// notStarted explains a load that could not start (nothing measured, nothing written),
+// naming the flag that would let it.
+func notStarted(loadErr error, replay bool) error {
+	switch {
+	case errors.Is(loadErr, loader.ErrTargetExists):
+		return fmt.Errorf("%w; --replace-target drops it", loadErr)
+	case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit) && replay: // a replay starts no reader
+		return fmt.Errorf("%w (--server-heap)", loadErr)
+	case errors.Is(loadErr, evitaserver.ErrHeapsDoNotFit):
+		return fmt.Errorf("%w (--server-heap, --reader-heap)", loadErr)
+	}
+	return loadErr
+}
+
+// reportLoad prints the run's report and status line, and turns the run's exit code
+// (or an error after the run was decided) into the command's.
+func reportLoad(cmd *cli.Command, f report.Format, res *loader.Result, loadErr error, begin time.Time) error {
+	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
 	run, err := runfmt.Open(res.Dir)
 	if err == nil {
 		var s *analyze.RunSummary

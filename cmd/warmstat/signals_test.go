@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/series"
 	"github.com/warmstat/warmstat/workload"
 )
 
@@ -254,7 +257,7 @@ func TestABSeries(t *testing.T) {
 	pristine, _ := evitatest.SmallSnapshot(t, older)
 	dir := filepath.Join(tmp, "series")
 	args := []string{"ab", "--pristine", pristine, "--catalog", "shop", "--a", older.Ref, "--b", newer.Ref, "--out", dir,
-		"--max-runs", "2", "--server-heap", "1g", "--reader-heap", "1g", "--replay", "--target-mode", "embedded"}
+		"--max-runs", "2", "--server-heap", "1g", "--reader-heap", "1g"} // nothing else: the faithful method
 	p := startWarmstat(t, args...)
 	waitFor(t, 8*time.Minute, "the first pair and the next run", func() bool {
 		b, err := os.ReadFile(filepath.Join(dir, "series.json"))
@@ -269,10 +272,18 @@ func TestABSeries(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resumed series: exit %d\n%s\n%s", code, out, stderr)
 	}
-	// --replay: the workload was extracted once, when the series started, and every run
-	// of both sides replayed it with the writer alone, here the embedded writer (a
-	// remote replay is the same series with Embedded false: loader's TestSpawnedReplay
-	// and TestSpawnModeCommand run it)
+	// a snapshot given and nothing else asks the faithful method, and says so: the
+	// workload extracted once, when the series started, and every run of both sides
+	// replayed it with the embedded writer alone, gated on the dominant collection's mean
+	// with the machine's speed set aside, watching its allocation (a remote replay is
+	// the same series with Embedded false: loader's TestSpawnedReplay and
+	// TestSpawnModeCommand run it)
+	for _, want := range []string{"the question is asked of the snapshot " + filepath.Join(pristine, "shop"), "read once into the series' workload.wsw by build A, replayed in every run by the embedded writer",
+		"gated on Product/mean_adj", "watching Product/alloc", "the older way (a remote writer and a reader in every run, gated on Product/mean and */ingest): --target-mode remote"} {
+		if !strings.Contains(stderr, want) {
+			t.Fatalf("the first lines lack %q:\n%s", want, stderr)
+		}
+	}
 	if strings.Contains(stderr, "extracting") {
 		t.Fatalf("the resumed series extracted its workload again:\n%s", stderr)
 	}
@@ -301,6 +312,13 @@ func TestABSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := string(raw)
+	var plan struct {
+		Plan series.Plan `json:"plan"`
+	}
+	if err := json.Unmarshal(raw, &plan); err != nil || !slices.Equal(plan.Plan.Gates, []string{"Product/mean_adj"}) || !slices.Equal(plan.Plan.Watch, []string{"Product/alloc"}) ||
+		plan.Plan.TargetMode != runfmt.TargetEmbedded || !plan.Plan.Replay {
+		t.Fatalf("the faithful method's plan: %v %+v", err, plan.Plan)
+	}
 	if !strings.Contains(st, "did not finish: the series was stopped") || !strings.Contains(st, `"rerun": true`) ||
 		!strings.Contains(st, `"reason": "resolved"`) && !strings.Contains(st, `"reason": "max-runs"`) {
 		t.Fatalf("series.json:\n%s", st)
