@@ -196,7 +196,6 @@ func explain(g *Group, out []RunHealth) {
 	}
 }
 
-
 // robust is the median of v and its robust standard deviation (1.4826 × the median
 // absolute deviation: the SD of normal data, unmoved by a few outliers).
 func robust(v []float64) (med, sd float64) {

@@ -395,4 +395,3 @@ func javaTenths(v int64, unit int64) int64 {
 	step := unit / 10
 	return (v + step/2) / step
 }
-

@@ -265,7 +265,6 @@ type seriesSettings struct {
 // allocation's equivalence would have taken twice as many).
 const DefaultScale = 0.1
 
-
 // duet: every pair of the series is a duet (--duet).
 func (ss *seriesSettings) duet() bool { return ss.cmd.Bool("duet") }
 
