@@ -86,20 +86,8 @@ func (b *Builder) entry(commit string) string {
 // commit's fault (the cache cannot be written, git fails, ctx is done).
 func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	dir := b.entry(commit)
-	var got Build
-	if found, err := runfmt.ReadJSONStrict(filepath.Join(dir, buildRecord), &got); err != nil {
-		return Build{}, err
-	} else if found && !(got.Failed() && b.RetryFailed) { // written last: the entry is whole
-		got.Cached = true
-		if got.Jar != "" {
-			if _, err := os.Stat(got.Jar); err != nil {
-				return Build{}, fmt.Errorf("the cached build of %.12s lost its jar (%v): remove %s to build it again", commit, err, dir)
-			}
-		}
-		if got.Failed() && b.Progress != nil {
-			b.Progress(fmt.Sprintf("%.12s: its build failed before (cached in %s; --rebuild-failed builds it again)", commit, dir))
-		}
-		return got, nil
+	if got, found, err := b.cached(commit, dir); err != nil || found {
+		return got, err
 	}
 	if err := b.sweep(); err != nil {
 		return Build{}, err
@@ -122,23 +110,69 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 		os.Remove(b.WorkDir) // and the directory that held it, once empty: no work/ left behind
 	}()
 	rec := Build{Commit: commit, Command: b.command(), JarPath: b.jarPath(), Log: filepath.Join(dir, "build.log")}
-	// a clone sharing the checkout's objects: the checkout's files, index and refs are
-	// never touched
-	if _, err := git(ctx, b.WorkDir, "clone", "--quiet", "--shared", "--no-checkout", b.Root, clone); err != nil {
-		return Build{}, err
-	}
-	if err := copySparse(ctx, b.Root, clone); err != nil {
-		return Build{}, err
-	}
-	if _, err := git(ctx, clone, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit); err != nil {
+	if err := b.checkout(ctx, clone, commit); err != nil {
 		return Build{}, err
 	}
 	if b.Progress != nil {
 		b.Progress(fmt.Sprintf("building %.12s (%s) ...", commit, rec.Command))
 	}
-	logf, err := os.Create(rec.Log)
+	runErr, tail, err := runBuild(ctx, &rec, clone)
 	if err != nil {
 		return Build{}, err
+	}
+	if ctx.Err() != nil {
+		os.RemoveAll(dir) // not the commit's fault: built again next time
+		return Build{}, ctx.Err()
+	}
+	if runErr != nil {
+		rec.Error = fmt.Sprintf("%s: %v%s", rec.Command, runErr, tail)
+	} else if err := keepJar(&rec, clone, dir); err != nil {
+		return Build{}, err
+	}
+	return rec, runfmt.WriteJSONAtomic(filepath.Join(dir, buildRecord), rec)
+}
+
+// cached is commit's build from the cache, if found there (a failed build is not
+// found when RetryFailed asks to build it again).
+func (b *Builder) cached(commit, dir string) (got Build, found bool, err error) {
+	if found, err = runfmt.ReadJSONStrict(filepath.Join(dir, buildRecord), &got); err != nil {
+		return Build{}, false, err
+	}
+	if !found || got.Failed() && b.RetryFailed { // written last: a found entry is whole
+		return Build{}, false, nil
+	}
+	got.Cached = true
+	if got.Jar != "" {
+		if _, err := os.Stat(got.Jar); err != nil {
+			return Build{}, false, fmt.Errorf("the cached build of %.12s lost its jar (%v): remove %s to build it again", commit, err, dir)
+		}
+	}
+	if got.Failed() && b.Progress != nil {
+		b.Progress(fmt.Sprintf("%.12s: its build failed before (cached in %s; --rebuild-failed builds it again)", commit, dir))
+	}
+	return got, true, nil
+}
+
+// checkout makes clone a checkout of commit: a clone sharing the checkout's objects,
+// so that the checkout's files, index and refs are never touched.
+func (b *Builder) checkout(ctx context.Context, clone, commit string) error {
+	if _, err := git(ctx, b.WorkDir, "clone", "--quiet", "--shared", "--no-checkout", b.Root, clone); err != nil {
+		return err
+	}
+	if err := copySparse(ctx, b.Root, clone); err != nil {
+		return err
+	}
+	_, err := git(ctx, clone, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit)
+	return err
+}
+
+// runBuild runs the build command in clone, its output into rec.Log, and records how
+// long it took. runErr is the command's failure (the commit's), with tail the end of
+// its output; err is what is not the commit's fault.
+func runBuild(ctx context.Context, rec *Build, clone string) (runErr error, tail string, err error) {
+	logf, err := os.Create(rec.Log)
+	if err != nil {
+		return nil, "", err
 	}
 	began := time.Now()
 	cmd := exec.CommandContext(ctx, "sh", "-c", rec.Command)
@@ -148,10 +182,10 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	var tail tailBuffer
-	cmd.Stdout = io.MultiWriter(logf, &tail)
+	var out tailBuffer
+	cmd.Stdout = io.MultiWriter(logf, &out)
 	cmd.Stderr = cmd.Stdout
-	runErr := cmd.Start()
+	runErr = cmd.Start()
 	if runErr == nil {
 		// a stop at once (SIGTERM) kills the group, not just sh, wherever warmstat is
 		forget := procgroup.Track(cmd.Process.Pid)
@@ -160,31 +194,26 @@ func (b *Builder) Build(ctx context.Context, commit string) (Build, error) {
 	}
 	rec.TookNs = time.Since(began).Nanoseconds()
 	if err := logf.Close(); err != nil {
-		return Build{}, err
+		return nil, "", err
 	}
-	if ctx.Err() != nil {
-		os.RemoveAll(dir) // not the commit's fault: built again next time
-		return Build{}, ctx.Err()
+	return runErr, out.last(), nil
+}
+
+// keepJar copies the jar a successful build left into the cache entry dir, or records
+// that it left none.
+func keepJar(rec *Build, clone, dir string) error {
+	jar := filepath.Join(clone, rec.JarPath)
+	if _, err := os.Stat(jar); err != nil {
+		rec.Error = fmt.Sprintf("%s succeeded but left no %s", rec.Command, rec.JarPath)
+		return nil
 	}
-	switch jar := filepath.Join(clone, rec.JarPath); {
-	case runErr != nil:
-		rec.Error = fmt.Sprintf("%s: %v%s", rec.Command, runErr, tail.last())
-	default:
-		if _, err := os.Stat(jar); err != nil {
-			rec.Error = fmt.Sprintf("%s succeeded but left no %s", rec.Command, rec.JarPath)
-			break
-		}
-		in, err := os.Open(jar)
-		if err != nil {
-			return Build{}, err
-		}
-		defer in.Close()
-		rec.Jar = filepath.Join(dir, "server.jar")
-		if err := runfmt.WriteFileAtomic(rec.Jar, func(w io.Writer) error { _, err := io.Copy(w, in); return err }); err != nil {
-			return Build{}, err
-		}
+	in, err := os.Open(jar)
+	if err != nil {
+		return err
 	}
-	return rec, runfmt.WriteJSONAtomic(filepath.Join(dir, buildRecord), rec)
+	defer in.Close()
+	rec.Jar = filepath.Join(dir, "server.jar")
+	return runfmt.WriteFileAtomic(rec.Jar, func(w io.Writer) error { _, err := io.Copy(w, in); return err })
 }
 
 // sweep removes, once, the clones of builds that did not end (a warmstat killed at

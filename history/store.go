@@ -9,8 +9,10 @@
 // A line is the runs whose recorded conditions (analyze's comparability contract:
 // heaps, workload, target mode, machine, JVM, ...) are the same; a run measured under
 // other conditions starts another line, never joins this one. The change points are
-// analyze's (ChangePoints); confirming one with a series and bisecting into it are the
-// series and bisect packages' work, which the command wires.
+// analyze's (ChangePoints); the rules of following one up — which record is of which
+// change point, when a series confirms it, what a bisect named, the gate — are this
+// package's (follow.go), and running the series or the bisect is the caller's, injected
+// (Runner).
 package history
 
 import (

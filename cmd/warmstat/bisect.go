@@ -17,6 +17,7 @@ import (
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/bisect"
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/method"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/series"
 )
@@ -90,11 +91,11 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		return usageError(cmd, "--direction %q: slower or faster", d)
 	}
 	faster := cmd.String("direction") == "faster"
-	ss, err := readSeriesSettings(cmd)
+	m, err := prepareMethod(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	gate, err := bisectGate(cmd, ss)
+	gate, err := bisectGate(cmd, m)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	}
 	defer release()
 	// every probe's plan, its two builds aside
-	probePlan := ss.basePlan()
+	probePlan := m.Plan(nil, nil)
 	probePlan.Gates = []string{gate}
 	rendered, _ := json.Marshal(probePlan)
 	plan := bisect.Plan{Root: root, Good: good.Hash, Bad: commits[len(commits)-1].Hash, BuildCommand: cmd.String("build-cmd"),
@@ -164,7 +165,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		good.Short(), commits[len(commits)-1].Short(), root, report.Plural(len(commits), "commit"), expected, gate)
 	began := time.Now()
 	measure := func(ctx context.Context, a, bc string) (bisect.Result, error) {
-		sides := map[string]*abSide{}
+		sides := map[string]*method.Side{}
 		for _, s := range []string{"A", "B"} {
 			c := map[string]string{"A": a, "B": bc}[s]
 			bld, err := buildOnce(ctx, st, dir, b, c)
@@ -176,7 +177,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 			}
 			src, err := evitaserver.ParseSource("jar:" + bld.Jar)
 			if err == nil {
-				sides[s], err = ss.side(src, subject[c].Short(), s)
+				sides[s], err = m.Side(src, "commit:"+c, subject[c].Short(), s, say(cmd))
 			}
 			if err != nil {
 				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its server jar: " + err.Error()}
@@ -184,12 +185,12 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 		}
 		rel := filepath.Join("probes", subject[bc].Short()+"-vs-"+subject[a].Short())
 		sdir := filepath.Join(dir, rel)
-		sp := ss.plan(sides, "commit:"+a, "commit:"+bc)
+		sp := m.Plan(sides["A"], sides["B"])
 		sp.Gates = []string{gate}
 		done := len(st.Probes)
 		fmt.Fprintf(errw, "%s series %d (about %d in all%s): %s against %s, in %s\n", time.Now().Format("15:04:05"), done+1,
 			max(done+1, bisect.ExpectedSeries(len(commits))), etaWords(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
-		s, err := series.Execute(ctx, ss.config(sdir, ss.workloadFile(dir), sides, sp, began))
+		s, err := series.Execute(ctx, seriesConfig(cmd, m, sdir, m.WorkloadFile(dir), sides, sp, began))
 		if errors.Is(err, series.ErrRunFailedTwice) {
 			if e, ok := lastFailed(s); ok {
 				c := map[string]string{"A": a, "B": bc}[e.Side]
@@ -253,18 +254,18 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-// bisectGate is --gate, or the dominant collection's (analyze.Dominant) mean: with the
-// machine's speed set aside when the series ask the faithful way (the embedded writer).
-func bisectGate(cmd *cli.Command, ss *seriesSettings) (string, error) {
+// bisectGate is --gate, or the method's gate (the dominant collection's adjusted mean),
+// or with the older way the dominant collection's (analyze.Dominant) mean.
+func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
 	if g := cmd.StringSlice("gate"); len(g) == 1 {
-		return g[0], gatesInSource(cmd, ss.sourceName(), ss.counts(), g)
+		return g[0], nil // checked against the source by prepareMethod
 	}
-	if ss.dominant != "" { // the faithful method chose it
-		return ss.gates()[0], nil
+	if m.Faithful {
+		return m.Gates()[0], nil
 	}
-	dom := analyze.Dominant(ss.counts())
+	dom := analyze.Dominant(m.Source.Counts())
 	if dom == "" {
-		return "", usageError(cmd, "--gate: %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", ss.sourceName())
+		return "", usageError(cmd, "--gate: %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", m.Source.Name())
 	}
 	return dom + "/mean", nil
 }

@@ -1,0 +1,139 @@
+package method
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/seed"
+	"github.com/warmstat/warmstat/workload"
+)
+
+// ErrNoSnapshot: the snapshot's catalog directory is not there.
+var ErrNoSnapshot = errors.New("no such snapshot")
+
+// WorkloadError is a workload file that cannot be replayed (damaged, or not one).
+type WorkloadError struct{ Err error }
+
+func (e *WorkloadError) Error() string { return e.Err.Error() }
+func (e *WorkloadError) Unwrap() error { return e.Err }
+
+// Source is what a series reads, as Prepare found it.
+type Source struct {
+	// Default: no source was given; the built-in catalog at DefaultScale, and
+	// Generated says whether this series generated it (else it was cached), in Took.
+	Default   bool
+	Generated bool
+	Took      time.Duration
+	// Pristine and Catalog: a snapshot (Pristine absolute), or "" with a workload.
+	Pristine, Catalog string
+	// Workload: the workload file, proved whole (nil for a snapshot).
+	Workload *workload.Info
+}
+
+// Name is the source as messages name it: "the snapshot" or "the workload".
+func (s Source) Name() string {
+	if s.Workload != nil {
+		return "the workload"
+	}
+	return "the snapshot"
+}
+
+// Path is where the source lies: the snapshot's catalog directory or the workload file.
+func (s Source) Path() string {
+	if s.Workload != nil {
+		return s.Workload.Path
+	}
+	return filepath.Join(s.Pristine, s.Catalog)
+}
+
+// Counts are the source's collections and their entities (nil when unknown): the
+// workload's header, or the snapshot's metadata.
+func (s Source) Counts() map[string]int64 {
+	if s.Workload != nil {
+		return s.Workload.Header.SourceCounts
+	}
+	info, err := evitaserver.ReadSnapshot(s.Pristine, s.Catalog)
+	if err != nil || len(info.Counts) == 0 {
+		return nil
+	}
+	counts := map[string]int64{}
+	for n, c := range info.Counts {
+		counts[n] = int64(c)
+	}
+	return counts
+}
+
+// Entities is the source's entity count (0 when unknown).
+func (s Source) Entities() int64 {
+	var n int64
+	for _, c := range s.Counts() {
+		n += c
+	}
+	return n
+}
+
+// LiveHeap is what holding the catalog costs, as its source records it (0 when it
+// records nothing): a snapshot's live heap measured when it was seeded, else the
+// estimate made for its entities; a workload's record of either.
+func (s Source) LiveHeap() int64 {
+	if s.Workload != nil {
+		h := s.Workload.Header
+		return cmp.Or(deref(h.SnapshotLiveHeapBytes), deref(h.LiveHeapEstimateBytes))
+	}
+	info, err := evitaserver.ReadSnapshot(s.Pristine, s.Catalog)
+	switch {
+	case err != nil:
+		return 0
+	case info.LiveHeapBytes != nil:
+		return *info.LiveHeapBytes
+	case info.Size != nil:
+		return info.Size.LiveHeapEstimateBytes
+	}
+	return 0
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// readSource reads the series' source: a workload proved whole now, a snapshot whose
+// catalog directory is there, or the default catalog (generated into warmstat's cache
+// the first time) — all before any directory of the series is made.
+func readSource(ctx context.Context, o Options) (Source, error) {
+	switch {
+	case o.Workload != "":
+		path, err := filepath.Abs(o.Workload)
+		if err != nil {
+			return Source{}, err
+		}
+		info, err := workload.Verify(path)
+		if err != nil {
+			return Source{}, &WorkloadError{err}
+		}
+		return Source{Workload: &info, Catalog: info.Header.Catalog}, nil
+	case o.Pristine != "" || o.Catalog != "":
+		dir, err := filepath.Abs(o.Pristine)
+		if err != nil {
+			return Source{}, err
+		}
+		if st, err := os.Stat(filepath.Join(dir, o.Catalog)); err != nil || !st.IsDir() {
+			return Source{}, fmt.Errorf("%w: %s has no catalog directory %q", ErrNoSnapshot, dir, o.Catalog)
+		}
+		return Source{Pristine: dir, Catalog: o.Catalog}, nil
+	}
+	begin := time.Now()
+	info, generated, err := seed.CachedDefault(ctx, DefaultScale, o.Progress)
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{Default: true, Generated: generated, Took: time.Since(begin), Workload: &info, Catalog: info.Header.Catalog}, nil
+}
