@@ -105,7 +105,6 @@ func seriesFlags() []cli.Flag {
 	), writerProfileFlags()...)
 }
 
-
 func runAB(ctx context.Context, cmd *cli.Command) error {
 	f, err := report.ParseFormat(cmd.String("format"), report.Text, report.Markdown, report.JSON)
 	if err != nil {
@@ -293,8 +292,6 @@ func gatesInSource(cmd *cli.Command, what string, counts map[string]int64, gates
 	}
 	return nil
 }
-
-
 
 // gateFlagOf is the flag that named g: --watch when it is watched, else --gate.
 func gateFlagOf(cmd *cli.Command, g string) string {
