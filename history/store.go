@@ -78,6 +78,11 @@ func Open(dir string, create bool) (*Store, error) {
 	}
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
+			if e.Name() == storeFile {
+				// another add made the history since its header was looked for (it is
+				// renamed into place whole): the history is there now
+				return Open(dir, false)
+			}
 			// what another add making this history at the same moment leaves: its
 			// points/ and its header's temporary file
 			if e.Name() != pointsDir && !strings.HasPrefix(e.Name(), "."+storeFile+".tmp-") {
@@ -310,7 +315,7 @@ func identityWords(id string) string {
 // Points reads every point of the history, refusing a damaged file with its name,
 // line and field, and a run held twice (two adds at once, or a merge of two copies of
 // the history) naming both files; files of other names (a temporary one left by a
-// crash) are skipped.
+// crash) are skipped. A run held by two files is a *HeldTwiceError.
 func (s *Store) Points() ([]Point, error) {
 	out, err := s.points()
 	if err != nil {
@@ -320,7 +325,7 @@ func (s *Store) Points() ([]Point, error) {
 	for _, p := range out {
 		for _, id := range p.identities() {
 			if f, ok := held[id]; ok {
-				return nil, fmt.Errorf("%s: field run: %s is held by %s too (%s): remove one of the two files", p.file, p.Run.Dir, f, identityWords(id))
+				return nil, &HeldTwiceError{fmt.Sprintf("%s: field run: %s is held by %s too (%s): remove one of the two files", p.file, p.Run.Dir, f, identityWords(id))}
 			}
 			held[id] = p.file
 		}
@@ -383,3 +388,9 @@ func (p Point) check(path string) error {
 	}
 	return nil
 }
+
+// HeldTwiceError is a history holding one run in two files: not a damaged file, a
+// refusal to count the run twice.
+type HeldTwiceError struct{ msg string }
+
+func (e *HeldTwiceError) Error() string { return e.msg }

@@ -145,25 +145,34 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	plan, err := abPlan(cmd, m, sides)
+	st, err := runSeries(ctx, cmd, m, sides, dir, cmd.Int("stop-after"))
+	if errors.Is(err, series.ErrPaused) {
+		fmt.Fprintf(cmd.Root().ErrWriter, "stopped after %s as asked (--stop-after): %d of the series' pairs done; the same command continues it\n",
+			report.Plural(cmd.Int("stop-after"), "pair"), st.Done("A", series.Measured))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	errw := cmd.Root().ErrWriter
-	ctx, stop := interruptible(ctx, errw)
+	return finishSeries(ctx, cmd, st, dir, f)
+}
+
+// runSeries runs (or continues) the method's series of sides B against A in dir, at
+// most stopAfter more pairs when positive (series.ErrPaused then).
+func runSeries(ctx context.Context, cmd *cli.Command, m *method.Method, sides map[string]*method.Side, dir string, stopAfter int) (*series.State, error) {
+	plan, err := abPlan(cmd, m, sides)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
 	defer stop()
 	sc := seriesConfig(cmd, m, dir, m.WorkloadFile(dir), sides, plan, time.Now())
-	sc.StopAfter = cmd.Int("stop-after")
+	sc.StopAfter = stopAfter
 	st, err := series.Execute(ctx, sc)
 	if errors.Is(err, series.ErrPaused) {
-		fmt.Fprintf(errw, "stopped after %s as asked (--stop-after): %d of the series' pairs done; the same command continues it\n",
-			report.Plural(sc.StopAfter, "pair"), st.Done("A", series.Measured))
-		return nil
+		return st, err
 	}
-	if err := seriesError(cmd, ctx, err); err != nil {
-		return err
-	}
-	return finishSeries(ctx, cmd, st, dir, f)
+	return st, seriesError(cmd, ctx, err)
 }
 
 // abPlan is the series of sides B against A, a fixed-size one with --pairs.
@@ -247,13 +256,9 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 	// the order a reader follows: the runs and their health, the full comparison, the
 	// table, and last the answer with what to do next
 	report.SeriesRuns(detail, st)
-	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
-	fmt.Fprintf(detail, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
-	run(ctx, []string{"warmstat", "compare", a, b}, detail, errw)
-	fmt.Fprintf(detail, "\n== warmstat table --group %s %s\n", a, b)
-	run(ctx, []string{"warmstat", "table", "--group", a, b}, detail, errw)
-	svg := filepath.Join(dir, "compare.svg")
-	run(ctx, []string{"warmstat", "plot", "--kind", "compare", "--out", svg, a, b}, detail, errw) // it says where it wrote
+	if err := seriesDetail(detail, st, dir); err != nil {
+		fmt.Fprintf(errw, "warmstat: %v\n", err) // the answer below still stands: it is the series' own
+	}
 
 	ans := report.BuildSeriesAnswer(st, dir)
 	if err := report.WriteSeriesAnswer(out, ans, f); err != nil {
@@ -262,6 +267,60 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 	if cmd.Bool("fail-on-regression") && len(ans.Slower) > 0 {
 		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(ans.Slower, ", ")))
 	}
+	return nil
+}
+
+// seriesDetail shows a finished series as compare, table --group and plot --kind
+// compare show its sides (with their defaults: 95 % intervals of the series' pairs,
+// unless it ran unpaired), composed from the packages they call.
+func seriesDetail(w io.Writer, st *series.State, dir string) error {
+	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
+	opts := analyze.CompareOptions{ThresholdPct: 2, Method: analyze.Unpaired, Resamples: 10000, Seed: 1, Quantiles: analyze.QuantilesJava}
+	if !st.Plan.Unpaired {
+		opts.Method, opts.Pairs = analyze.Paired, st.Pairs(dir)
+	}
+	var groups []*analyze.Group
+	var runs [2][]*analyze.RunSummary
+	for i, p := range []string{a, b} {
+		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, analyze.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		groups = append(groups, g)
+		for _, r := range g.Runs {
+			s, err := analyze.Summarize(r, analyze.QuantilesJava)
+			if err != nil {
+				return err
+			}
+			runs[i] = append(runs[i], s)
+		}
+	}
+	fmt.Fprintf(w, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
+	c, err := analyze.Compare(groups[0], groups[1], opts)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteCompare(w, c, report.CompareView{MoreHint: "with --all"}, report.Text); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n== warmstat table --group %s %s\n", a, b)
+	t, err := report.BuildTable([]report.TableEntry{{Label: a, Runs: runs[0], Group: true, Excluded: groups[0].Excluded},
+		{Label: b, Runs: runs[1], Group: true, Excluded: groups[1].Excluded}}, nil)
+	if err == nil {
+		err = report.WriteTable(w, t, report.Markdown)
+	}
+	if err != nil {
+		return err
+	}
+	svg, size := filepath.Join(dir, "compare.svg"), report.PlotSize{W: 960, H: 600}
+	p, err := report.ComparePlot(c, false)
+	if err == nil {
+		err = report.SaveAs(p, size, svg)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s (%dx%d)\n", svg, size.W, size.H)
 	return nil
 }
 

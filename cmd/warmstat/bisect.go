@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/warmstat/warmstat/base/cachedir"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/cachedir"
 	"github.com/warmstat/warmstat/bisect"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/method"
@@ -68,6 +68,72 @@ func bisectSeriesFlags() []cli.Flag {
 }
 
 func runBisect(ctx context.Context, cmd *cli.Command) error {
+	if err := bisectFlagsUsable(cmd); err != nil {
+		return err
+	}
+	m, err := prepareMethod(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	gate, err := bisectGate(cmd, m)
+	if err != nil {
+		return err
+	}
+	where := bisectRange{home: cmd.String("evita-home"), good: cmd.String("good"), bad: cmd.String("bad"), dir: cmd.String("out"),
+		faster: cmd.String("direction") == "faster"}
+	b, err := bisectOf(ctx, cmd, gate, where)
+	if err != nil {
+		return err
+	}
+	o, st, err := runBisection(ctx, cmd, m, b)
+	out, format := cmd.Root().Writer, cmd.String("format")
+	if err != nil {
+		return bisectStopped(ctx, out, format, st, o, err)
+	}
+	if format == "json" {
+		if err := report.WriteJSON(out, st); err != nil {
+			return err
+		}
+	} else {
+		report.BisectResult(out, st, o, b.Subjects(), format == "md", m.Plan(nil, nil).AlphaPct)
+	}
+	if o.Kind != bisect.Found {
+		return withCode(exitRefused, fmt.Errorf("bisect: %s", report.BisectSummary(o, b.Subjects())))
+	}
+	return nil
+}
+
+// runBisection runs the bisect b with the method m, in its directory, locked: one
+// bisect at a time in a directory, or a second would build and run into the first
+// one's work directory.
+func runBisection(ctx context.Context, cmd *cli.Command, m *method.Method, b method.Bisection) (*bisect.Outcome, *bisect.State, error) {
+	errw := cmd.Root().ErrWriter
+	ctx, stop := interruptible(ctx, errw)
+	defer stop()
+	release, err := series.LockDir(b.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	st, err := bisect.Open(b.Dir, m.BisectPlan(b), b.Good, b.Commits, time.Now())
+	if errors.Is(err, bisect.ErrPlanDiffers) {
+		return nil, nil, usageError(cmd, "%v", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	expected := "1 series: the confirmation"
+	if n := len(b.Commits); n > 1 {
+		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", bisect.ExpectedSeries(n), n)
+	}
+	fmt.Fprintf(errw, "bisect %s..%s in %s: %s, %s, gate %s\n",
+		b.Good.Short(), b.Commits[len(b.Commits)-1].Short(), b.Root, report.Plural(len(b.Commits), "commit"), expected, b.Gate)
+	o, err := m.Bisect(ctx, b, st)
+	return o, st, err
+}
+
+// bisectFlagsUsable refuses bisect flags no bisect can run with.
+func bisectFlagsUsable(cmd *cli.Command) error {
 	if cmd.Args().Len() > 0 {
 		return usageError(cmd, "unexpected argument %q: bisect takes flags only", cmd.Args().First())
 	}
@@ -80,8 +146,7 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if cmd.String("out") == "" {
 		return usageError(cmd, "--out is empty: give the bisect's directory")
 	}
-	format := cmd.String("format")
-	if format != "text" && format != "md" && format != "json" {
+	if format := cmd.String("format"); format != "text" && format != "md" && format != "json" {
 		return usageError(cmd, "--format %q: text, md or json", format)
 	}
 	if g := cmd.StringSlice("gate"); len(g) > 1 {
@@ -90,168 +155,77 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if d := cmd.String("direction"); d != "slower" && d != "faster" {
 		return usageError(cmd, "--direction %q: slower or faster", d)
 	}
-	faster := cmd.String("direction") == "faster"
-	m, err := prepareMethod(ctx, cmd)
+	return nil
+}
+
+// bisectRange is what a bisect searches: the commits good..bad of the checkout home
+// (for the commit that made publishing faster, or slower), into dir.
+type bisectRange struct {
+	home, good, bad, dir string
+	faster               bool
+}
+
+// bisectOf is the bisect of where, built as the build flags say: its checkout,
+// directory, commits and builder, all checked before anything is built.
+func bisectOf(ctx context.Context, cmd *cli.Command, gate string, where bisectRange) (method.Bisection, error) {
+	b := method.Bisection{Gate: gate, Faster: where.faster, Hint: faultHint}
+	root, err := filepath.Abs(where.home)
 	if err != nil {
-		return err
-	}
-	gate, err := bisectGate(cmd, m)
-	if err != nil {
-		return err
-	}
-	root, err := filepath.Abs(cmd.String("evita-home"))
-	if err != nil {
-		return err
+		return b, err
 	}
 	if r, err := filepath.EvalSymlinks(root); err == nil { // one checkout, one plan, however it is reached
 		root = r
 	}
-	dir, err := filepath.Abs(cmd.String("out"))
-	if err != nil {
-		return err
+	b.Root = root
+	if b.Dir, err = filepath.Abs(where.dir); err != nil {
+		return b, err
 	}
-	if err := bisectDirUsable(dir, root); err != nil {
-		return usageError(cmd, "%v", err)
+	if err := bisectDirUsable(b.Dir, root); err != nil {
+		return b, usageError(cmd, "%v", err)
 	}
 	cache := cmd.String("build-cache")
 	if cache == "" {
 		cache = filepath.Join(cachedir.Root(), "builds")
 	}
 	if err := writable(cache); err != nil {
-		return fmt.Errorf("--build-cache %s: %w", cache, err)
+		return b, fmt.Errorf("--build-cache %s: %w", cache, err)
 	}
-	if _, err := writerProfiler(cmd, filepath.Join(dir, "work"), nil); err != nil {
-		return err
+	if b.Good, b.Commits, err = bisect.Range(ctx, root, where.good, where.bad); err != nil {
+		return b, usageError(cmd, "%v", err)
 	}
-	errw, out := cmd.Root().ErrWriter, cmd.Root().Writer
-	ctx, stop := interruptible(ctx, errw)
-	defer stop()
-	good, commits, err := bisect.Range(ctx, root, cmd.String("good"), cmd.String("bad"))
-	if err != nil {
-		return usageError(cmd, "%v", err)
+	errw := cmd.Root().ErrWriter
+	b.Builder = &bisect.Builder{Root: root, Command: cmd.String("build-cmd"), JarPath: cmd.String("server-jar-path"), Cache: cache,
+		WorkDir: filepath.Join(b.Dir, "work"), RetryFailed: cmd.Bool("rebuild-failed"),
+		Progress: func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
+	out := progressWriter(cmd)
+	b.Hooks = func(c *series.Config, began time.Time) {
+		c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
+		c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
 	}
-	// one bisect at a time in a directory: a second would build and run into the
-	// first one's work directory (an absent directory is made as warmstat's own)
-	release, err := series.LockDir(dir)
-	if err != nil {
-		return err
+	b.OnProbe = func(r bisect.Result, a, bc bisect.Commit) {
+		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", bc.Short(), a.Short(), gate, report.BisectChange(r), report.Plural(r.Runs, "run"))
 	}
-	defer release()
-	// every probe's plan, its two builds aside
-	probePlan := m.Plan(nil, nil)
-	probePlan.Gates = []string{gate}
-	rendered, _ := json.Marshal(probePlan)
-	plan := bisect.Plan{Root: root, Good: good.Hash, Bad: commits[len(commits)-1].Hash, BuildCommand: cmd.String("build-cmd"),
-		JarPath: cmd.String("server-jar-path"), Gate: gate, Faster: faster, Series: string(rendered)}
-	st, err := bisect.Open(dir, plan, good, commits, time.Now())
-	if errors.Is(err, bisect.ErrPlanDiffers) {
-		return usageError(cmd, "%v", err)
-	}
-	if err != nil {
-		return err
-	}
-	b := &bisect.Builder{Root: root, Command: plan.BuildCommand, JarPath: plan.JarPath, Cache: cache, WorkDir: filepath.Join(dir, "work"),
-		RetryFailed: cmd.Bool("rebuild-failed"),
-		Progress:    func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
-	subject := map[string]bisect.Commit{good.Hash: good}
-	for _, c := range commits {
-		subject[c.Hash] = c
-	}
-	expected := "1 series: the confirmation"
-	if len(commits) > 1 {
-		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", bisect.ExpectedSeries(len(commits)), len(commits))
-	}
-	fmt.Fprintf(errw, "bisect %s..%s in %s: %s, %s, gate %s\n",
-		good.Short(), commits[len(commits)-1].Short(), root, report.Plural(len(commits), "commit"), expected, gate)
-	began := time.Now()
-	measure := func(ctx context.Context, a, bc string) (bisect.Result, error) {
-		sides := map[string]*method.Side{}
-		for _, s := range []string{"A", "B"} {
-			c := map[string]string{"A": a, "B": bc}[s]
-			bld, err := buildOnce(ctx, st, dir, b, c)
-			if err != nil {
-				return bisect.Result{}, err
-			}
-			if bld.Failed() {
-				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its build failed: " + bld.Error + " (log " + bld.Log + ")"}
-			}
-			src, err := evitaserver.ParseSource("jar:" + bld.Jar)
-			if err == nil {
-				sides[s], err = m.Side(src, "commit:"+c, subject[c].Short(), s, say(cmd))
-			}
-			if err != nil {
-				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its server jar: " + err.Error()}
-			}
+	return b, nil
+}
+
+// bisectStopped is a bisect that stopped before its answer: an end that cannot be
+// measured (recorded: nothing to bisect), an interrupt, or a failure; the same command
+// continues the last two.
+func bisectStopped(ctx context.Context, out io.Writer, format string, st *bisect.State, o *bisect.Outcome, err error) error {
+	var sk *bisect.Skip
+	if errors.As(err, &sk) {
+		if format == "json" {
+			report.WriteJSON(out, st)
 		}
-		rel := filepath.Join("probes", subject[bc].Short()+"-vs-"+subject[a].Short())
-		sdir := filepath.Join(dir, rel)
-		sp := m.Plan(sides["A"], sides["B"])
-		sp.Gates = []string{gate}
-		done := len(st.Probes)
-		fmt.Fprintf(errw, "%s series %d (about %d in all%s): %s against %s, in %s\n", time.Now().Format("15:04:05"), done+1,
-			max(done+1, bisect.ExpectedSeries(len(commits))), etaWords(st, len(commits)), subject[bc].Short(), subject[a].Short(), rel)
-		s, err := series.Execute(ctx, seriesConfig(cmd, m, sdir, m.WorkloadFile(dir), sides, sp, began))
-		if errors.Is(err, series.ErrRunFailedTwice) {
-			if e, ok := lastFailed(s); ok {
-				c := map[string]string{"A": a, "B": bc}[e.Side]
-				return bisect.Result{}, &bisect.Skip{Commit: c, Reason: "its runs failed twice: " + e.Reason}
-			}
+		if o.Kind != bisect.Unmeasurable { // the reference of a later probe: the bisect cannot go on
+			return fmt.Errorf("%v: the bisect stopped", sk)
 		}
-		var ref *analyze.Refusal
-		if errors.As(err, &ref) {
-			return bisect.Result{}, refusal(ref)
-		}
-		if err != nil {
-			return bisect.Result{}, err
-		}
-		r := bisect.Result{A: a, B: bc, Verdict: analyze.Unresolved, Series: rel, Runs: s.Outcome.Runs}
-		for _, g := range s.Outcome.Gates {
-			if g.Gate == gate {
-				r.Gate, r.Verdict = g, g.Verdict
-			}
-		}
-		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", subject[bc].Short(), subject[a].Short(), gate, report.BisectChange(r), report.Plural(r.Runs, "run"))
-		return r, nil
+		return fmt.Errorf("%s: nothing to bisect", o.Detail)
 	}
-	hashes := make([]string, len(commits))
-	for i, c := range commits {
-		hashes[i] = c.Hash
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the bisect stopped; the same command continues it")
 	}
-	o, err := bisect.SearchFor(ctx, good.Hash, hashes, st.Remembering(dir, measure, time.Now), faster)
-	if err != nil {
-		var sk *bisect.Skip
-		if errors.As(err, &sk) { // an end cannot be measured: recorded, nothing to bisect
-			if ferr := st.Finish(dir, o); ferr != nil {
-				return ferr
-			}
-			if format == "json" {
-				report.WriteJSON(out, st)
-			}
-			if o.Kind != bisect.Unmeasurable { // the reference of a later probe: the bisect cannot go on
-				return fmt.Errorf("%v: the bisect stopped", sk)
-			}
-			return fmt.Errorf("%s: nothing to bisect", o.Detail)
-		}
-		if ctx.Err() != nil {
-			return errors.New("interrupted: the bisect stopped; the same command continues it")
-		}
-		return fmt.Errorf("%w (the bisect stopped; the same command continues it)", err)
-	}
-	if err := st.Finish(dir, o); err != nil {
-		return err
-	}
-	switch format {
-	case "json":
-		if err := report.WriteJSON(out, st); err != nil {
-			return err
-		}
-	default:
-		report.BisectResult(out, st, o, subject, format == "md", probePlan.AlphaPct)
-	}
-	if o.Kind != bisect.Found {
-		return withCode(exitRefused, fmt.Errorf("bisect: %s", report.BisectSummary(o, subject)))
-	}
-	return nil
+	return fmt.Errorf("%w (the bisect stopped; the same command continues it)", err)
 }
 
 // bisectGate is --gate, or the method's gate (the dominant collection's adjusted mean),
@@ -270,40 +244,8 @@ func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
 	return dom + "/mean", nil
 }
 
-// buildOnce is commit's build, recorded in the bisect's state.
-func buildOnce(ctx context.Context, st *bisect.State, dir string, b *bisect.Builder, commit string) (bisect.Build, error) {
-	bld, err := b.Build(ctx, commit)
-	if err != nil {
-		return bld, err
-	}
-	if _, ok := st.Builds[commit]; !ok {
-		st.Builds[commit] = bld
-		if err := st.Save(dir); err != nil {
-			return bld, err
-		}
-	}
-	return bld, nil
-}
 
-func lastFailed(s *series.State) (series.Entry, bool) {
-	if s == nil {
-		return series.Entry{}, false
-	}
-	for i := len(s.Entries) - 1; i >= 0; i-- {
-		if e := s.Entries[i]; e.Status == series.Failed {
-			return e, true
-		}
-	}
-	return series.Entry{}, false
-}
 
-// etaWords is ", ETA 4m0s" from the series done so far ("" before the first).
-func etaWords(st *bisect.State, commits int) string {
-	if d, ok := st.Remaining(commits); ok {
-		return ", ETA " + d.Round(time.Minute).String()
-	}
-	return ""
-}
 
 // bisectDirUsable refuses a bisect directory warmstat would not own: one inside the
 // checkout (which is only read), or an existing directory with files and no bisect in

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/warmstat/warmstat/bisect"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/history"
+	"github.com/warmstat/warmstat/method"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/series"
@@ -37,7 +37,7 @@ func historyCommand() *cli.Command {
 			"change point of --metric (confirmed, or not confirmed with its interval); --bisect runs warmstat bisect over the\n" +
 			"commits between them when there are more than one. Both are kept in the history, and its page shows them.\n" +
 			"Series flags (--workload, --server-heap, ...) are ab's, for --confirm and --bisect; none given: the default catalog,\n" +
-			"as ab asks it. Exit codes: 0, 1 a failure, 2 usage, 3 a damaged history (named by file and field)." +
+			"as ab asks it. Exit codes: 0, 1 a failure or a damaged history (named by file and field), 2 usage, 3 a run held twice." +
 			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
 				"warmstat history hist",
 				"warmstat history hist --confirm --bisect --evita-home ~/src/evitaDB",
@@ -209,7 +209,7 @@ func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
 	}
 	had, err := st.Points()
 	if err != nil { // a damaged history, as history reads it
-		return withCode(exitRefused, err)
+		return historyErr(err)
 	}
 	lines := map[string]bool{}
 	for _, p := range had {
@@ -257,16 +257,26 @@ func runDirsOf(path string) ([]string, error) {
 	return out, nil
 }
 
+// historyErr is a history that cannot be read as a command exits with it: a run held
+// twice is refused (3), a damaged or missing file is input that cannot be used (1).
+func historyErr(err error) error {
+	var held *history.HeldTwiceError
+	if errors.As(err, &held) {
+		return withCode(exitRefused, err)
+	}
+	return withCode(exitFailed, err)
+}
+
 // analyseHistory reads and analyses every line of the history in dir; with a checkout
 // (root), each line's builds in its topological order, branches kept together.
 func analyseHistory(ctx context.Context, dir, root string, alphaPct float64) (*history.Store, []history.Analysis, error) {
 	st, err := history.Open(dir, false)
 	if err != nil {
-		return nil, nil, withCode(exitRefused, err)
+		return nil, nil, historyErr(err)
 	}
 	points, err := st.Points()
 	if err != nil {
-		return nil, nil, withCode(exitRefused, err)
+		return nil, nil, historyErr(err)
 	}
 	var out []history.Analysis
 	for _, l := range history.Lines(points) {
@@ -285,10 +295,10 @@ func analyseHistory(ctx context.Context, dir, root string, alphaPct float64) (*h
 		}
 		a := history.Analyze(l, analyze.ChangePointOptions{AlphaPct: alphaPct})
 		if a.Confirmations, err = st.Confirmations(l.Key); err != nil {
-			return nil, nil, withCode(exitRefused, err)
+			return nil, nil, historyErr(err)
 		}
 		if a.Bisections, err = st.Bisections(l.Key); err != nil {
-			return nil, nil, withCode(exitRefused, err)
+			return nil, nil, historyErr(err)
 		}
 		out = append(out, a)
 	}
@@ -336,106 +346,75 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 // point of --metric not yet confirmed or bisected: history decides which and records
 // what they found; the series and bisections are run by warmstat itself (selfRunner).
 func followChangePoints(ctx context.Context, cmd *cli.Command, st *history.Store, lines []history.Analysis) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	o := history.FollowOptions{Metric: cmd.String("metric"), Confirm: cmd.Bool("confirm"), Bisect: cmd.Bool("bisect"),
 		Repo: cmd.String("evita-home"), Log: cmd.Root().ErrWriter}
-	err = history.Follow(ctx, st, lines, o, selfRunner(cmd, self))
+	err := history.Follow(ctx, st, lines, o, history.Runner{Confirm: confirmer(cmd), Bisect: bisecter(cmd)})
 	if errors.Is(err, history.ErrNoRef) {
 		return withCode(exitFailed, fmt.Errorf("%w: add their runs with --ref", err))
 	}
 	return err
 }
 
-// selfRunner runs a change point's series and bisect as child warmstats (ab and
-// bisect), given the series flags the user gave to history.
-func selfRunner(cmd *cli.Command, self string) history.Runner {
-	return history.Runner{
-		Confirm: func(ctx context.Context, req history.ConfirmRequest) (*series.State, error) {
-			args := append([]string{"ab", "--a", req.Before.Ref, "--b", req.After.Ref, "--label-a", req.Before.Short(), "--label-b", req.After.Short(),
-				"--out", req.Dir, "--gate", req.Gate}, seriesArgs(cmd)...)
-			fmt.Fprintf(cmd.Root().ErrWriter, "history: confirming the change point between %s and %s (%s %% in the history): warmstat %s\n",
-				req.Before.Short(), req.After.Short(), report.SignedPct(req.Change.DeltaPct), strings.Join(quoted(args), " "))
-			if err := runSelf(ctx, cmd, self, args); err != nil {
-				return nil, err
+// confirmer runs a change point's confirmation: the series ab would run between the
+// builds on either side of it, asked with the history's series flags and judged on the
+// change point's gate; everything it shows goes to standard error.
+func confirmer(cmd *cli.Command) func(ctx context.Context, req history.ConfirmRequest) (*series.State, error) {
+	return func(ctx context.Context, req history.ConfirmRequest) (*series.State, error) {
+		errw := cmd.Root().ErrWriter
+		fmt.Fprintf(errw, "history: confirming the change point between %s and %s (%s %% in the history): a series of %s against %s gated on %s, in %s\n",
+			req.Before.Short(), req.After.Short(), report.SignedPct(req.Change.DeltaPct), req.After.Ref, req.Before.Ref, req.Gate, req.Dir)
+		m, err := prepareMethodWith(ctx, cmd, func(o *method.Options) { o.Gates, o.Watch = []string{req.Gate}, nil })
+		if err != nil {
+			return nil, err
+		}
+		sides := map[string]*method.Side{}
+		for _, s := range []string{"A", "B"} {
+			b := map[string]history.Build{"A": req.Before, "B": req.After}[s]
+			src, err := evitaserver.ParseSource(b.Ref)
+			if err == nil {
+				sides[s], err = m.Side(src, b.Ref, b.Short(), s, say(cmd))
 			}
-			return series.Read(req.Dir)
-		},
-		Bisect: func(ctx context.Context, req history.BisectRequest) (*bisect.State, error) {
-			direction := "slower"
-			if req.Faster {
-				direction = "faster"
+			if err != nil {
+				return nil, fmt.Errorf("build %s (%s): %w", b.Short(), b.Ref, err)
 			}
-			args := []string{"bisect", "--evita-home", cmd.String("evita-home"), "--good", req.Good, "--bad", req.Bad, "--direction", direction, "--out", req.Dir,
-				"--gate", req.Gate, "--build-cmd", cmd.String("build-cmd"), "--server-jar-path", cmd.String("server-jar-path"), "--format", "json"}
-			if c := cmd.String("build-cache"); c != "" {
-				args = append(args, "--build-cache", c)
-			}
-			args = append(args, seriesArgs(cmd)...)
-			fmt.Fprintf(cmd.Root().ErrWriter, "history: bisecting the commits between %s and %s: warmstat %s\n", req.Before.Short(), req.After.Short(), strings.Join(quoted(args), " "))
-			err := runSelf(ctx, cmd, self, args)
-			var ce *childExit
-			if err != nil && !(errors.As(err, &ce) && ce.code == exitRefused) { // 3: no culprit, said in its state
-				return nil, err
-			}
-			return bisect.Read(req.Dir)
-		},
+		}
+		st, err := runSeries(ctx, cmd, m, sides, req.Dir, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := seriesDetail(errw, st, req.Dir); err != nil {
+			fmt.Fprintf(errw, "warmstat: %v\n", err)
+		}
+		return st, report.WriteSeriesAnswer(errw, report.BuildSeriesAnswer(st, req.Dir), report.Text)
 	}
 }
 
-// seriesArgs are the series flags the user gave, passed on to ab and bisect.
-func seriesArgs(cmd *cli.Command) []string {
-	var out []string
-	for _, f := range historySeriesFlags() {
-		n := f.Names()[0]
-		if !cmd.IsSet(n) || n == "gate" {
-			continue
+// bisecter runs a change point's bisect over the commits between the builds on either
+// side of it, with the history's series and build flags; its result goes to standard
+// error, and a bisect that named no culprit is a state, not an error.
+func bisecter(cmd *cli.Command) func(ctx context.Context, req history.BisectRequest) (*bisect.State, error) {
+	return func(ctx context.Context, req history.BisectRequest) (*bisect.State, error) {
+		errw := cmd.Root().ErrWriter
+		fmt.Fprintf(errw, "history: bisecting the commits between %s and %s, gated on %s, in %s\n", req.Before.Short(), req.After.Short(), req.Gate, req.Dir)
+		m, err := prepareMethodWith(ctx, cmd, func(o *method.Options) { o.Gates, o.Watch = []string{req.Gate}, nil })
+		if err != nil {
+			return nil, err
 		}
-		switch v := f.(type) {
-		case *cli.BoolFlag:
-			if cmd.Bool(n) {
-				out = append(out, "--"+n)
-			}
-		case *cli.StringSliceFlag:
-			for _, s := range cmd.StringSlice(n) {
-				out = append(out, "--"+n, s)
-			}
-		default:
-			_ = v
-			out = append(out, "--"+n, fmt.Sprint(cmd.Value(n)))
+		where := bisectRange{home: cmd.String("evita-home"), good: req.Good, bad: req.Bad, dir: req.Dir, faster: req.Faster}
+		b, err := bisectOf(ctx, cmd, req.Gate, where)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return out
-}
-
-func quoted(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if strings.ContainsAny(a, " '\"") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		o, st, err := runBisection(ctx, cmd, m, b)
+		var sk *bisect.Skip
+		if err != nil && !errors.As(err, &sk) {
+			return nil, err
 		}
-		out[i] = a
+		if o != nil {
+			report.BisectResult(errw, st, o, b.Subjects(), false, m.Plan(nil, nil).AlphaPct)
+		}
+		return bisect.Read(req.Dir)
 	}
-	return out
-}
-
-// childExit is a child warmstat's exit code.
-type childExit struct{ code int }
-
-func (e *childExit) Error() string { return fmt.Sprintf("exit code %d", e.code) }
-
-// runSelf runs warmstat with args, its output to ours.
-func runSelf(ctx context.Context, cmd *cli.Command, self string, args []string) error {
-	c := exec.CommandContext(ctx, self, args...)
-	c.Stdout, c.Stderr = io.MultiWriter(cmd.Root().ErrWriter), cmd.Root().ErrWriter
-	err := c.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return &childExit{ee.ExitCode()}
-	}
-	return err
 }
 
 func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {

@@ -21,9 +21,18 @@ import (
 // flags checked into method.Options, the method prepared, and its first lines said.
 // Everything is checked before the first server starts: a bad setting must not cost runs.
 func prepareMethod(ctx context.Context, cmd *cli.Command) (*method.Method, error) {
+	return prepareMethodWith(ctx, cmd, nil)
+}
+
+// prepareMethodWith is prepareMethod with the options changed by set before they are
+// used (a history's follow-up names the gate its change point is judged on).
+func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.Options)) (*method.Method, error) {
 	o, err := seriesOptions(cmd)
 	if err != nil {
 		return nil, err
+	}
+	if set != nil {
+		set(&o)
 	}
 	errw := cmd.Root().ErrWriter
 	ictx, stop := interruptible(ctx, errw) // generating the default catalog is long work
