@@ -244,9 +244,6 @@ func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
 	return dom + "/mean", nil
 }
 
-
-
-
 // bisectDirUsable refuses a bisect directory warmstat would not own: one inside the
 // checkout (which is only read), or an existing directory with files and no bisect in
 // it (someone else's).
