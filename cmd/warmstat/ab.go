@@ -15,6 +15,7 @@ import (
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/method"
 	"github.com/warmstat/warmstat/report"
+	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/series"
 	"github.com/warmstat/warmstat/workload"
 )
@@ -23,43 +24,29 @@ func abCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ab",
 		Usage: "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
-		Description: "With no source given, the series asks its question of warmstat's default catalog (generated once into\n" +
-			"warmstat's cache at the scale the measurements chose, 0.1), replayed by the embedded writer and gated on the\n" +
-			"Product mean with the machine's speed set aside (Product/mean_adj), watching the Product's allocation per\n" +
-			"upsert (Product/alloc: shown in the answer, not waited for): warmstat ab --a 2026.2.2 --b 2026.2.3 is the whole\n" +
-			"command, into ab-A-vs-B/ unless --out says otherwise.\n\n" +
-			"Loads --pristine DIR --catalog NAME with build --a and build --b in ABBA order (after --warmup runs per\n" +
-			"side, kept out of the analysis) into --out SERIES/A/run-N and SERIES/B/run-N: ordinary run directories, so\n" +
-			"report, compare, table and plot work on a series. A build is a release version, \"classpath:CP\",\n" +
-			"\"jar:FILE\" (a runnable server jar) or \"checkout:DIR\" (an evitaDB checkout); a directory, a .jar file or\n" +
-			"a value with ':' or '/' is taken for what it is. Heaps and conditions are the same on both sides.\n\n" +
-			"After every pair of runs from --min-runs on, the gated metrics (--gate, default the dominant\n" +
-			"collection's mean and */ingest) are analysed with a sequential interval: the false-verdict budget\n" +
-			"(--alpha, 5 %) is spent across the looks up to --max-runs, so that looking repeatedly does not make a\n" +
-			"verdict. The series stops when every gate is faster, slower or equivalent (inside ±--threshold), or at\n" +
-			"--max-runs; a --watch metric is judged and shown the same way but not waited for. Each run's headline figures are listed, a run that stands out from its side is flagged with\n" +
-			"the reason and the machine's state around it (--rerun-outliers replaces it, recorded).\n\n" +
-			"SERIES/series.json holds the plan, the order, every run and look. Running the same command again\n" +
-			"continues a series that stopped; a run that did not finish or failed is moved to SERIES/excluded with\n" +
-			"its reason and run again. At the end: the compare, the table and SERIES/compare.svg.\n" +
-			"--replay extracts the snapshot once into SERIES/workload.wsw when the series starts (checksummed at every\n" +
-			"start and end, like the snapshot) and replays it in every run of both sides: no reader runs beside the writer.\n" +
-			"--workload FILE replays a workload warmstat extract made instead of a snapshot (only read; no reader).\n" +
-			"--pairs N runs exactly N pairs with one look at the end: each machine of a fleet runs the same, and\n" +
-			"warmstat combine judges their series together. Heaps not given are chosen from the snapshot's (or the\n" +
-			"workload's) record, as load chooses them.\n" +
-			"With --target-mode embedded each run's writer is warmstat's embedded writer (no transport): the builds are\n" +
-			"compared on the engine's write path alone.\n" +
-			"--duet makes every pair a duet: both builds replay the workload at the same time, warmed behind a barrier,\n" +
-			"in lock-step by batch, each writer pinned to its half of the CPUs, the halves alternating pair by pair and\n" +
-			"analysed as a factor (a duet series looks first at 4 duets); the machine's noise falls on both runs alike.\n" +
-			"--stop-after N ends this invocation after N more pairs; the same command continues the series.\n" +
+		Description: "Is build B faster or slower than build A at publishing? An interleaved series of loads that stops as soon as it knows.\n\n" +
+			"The source: --pristine DIR --catalog NAME (a snapshot), --workload FILE, or none (warmstat's default catalog at scale\n" +
+			"0.1, generated once into its cache). Every source is asked the same way: the catalog is read once (a snapshot into\n" +
+			"SERIES/workload.wsw, by build A) and replayed in every run by the embedded writer; the series is gated on the dominant\n" +
+			"collection's mean with the machine's speed set aside (Product/mean_adj) and watches its allocation per upsert\n" +
+			"(Product/alloc: shown, not waited for). The dominant collection is Product, else the one with the most entities.\n" +
+			"The writer's heap holds the catalog at production's ratio (2.84 × its live heap). The first lines say all this.\n" +
+			"--target-mode remote is the older way: a remote writer, a reader in every run (unless --replay), gated on the\n" +
+			"dominant collection's mean and */ingest.\n\n" +
+			"A build is a release version, \"jar:FILE\", \"checkout:DIR\" or \"classpath:CP\". Runs go in ABBA order into\n" +
+			"SERIES/A/run-N and SERIES/B/run-N, ordinary run directories. After each pair from --min-runs on, the gates are judged\n" +
+			"on a sequential interval that spends --alpha across the looks up to --max-runs. The series stops when every gate is\n" +
+			"faster, slower or equivalent (inside ±--threshold). SERIES/series.json holds the plan and every run: the same command\n" +
+			"continues a stopped series. At the end: compare, table --group and SERIES/compare.svg, then the answer.\n" +
+			"--pairs N runs exactly N pairs with one look (a fleet's machines, for warmstat combine). --duet runs both builds at\n" +
+			"once in every pair. --stop-after N ends this invocation after N more pairs.\n" +
 			"Exit codes as compare: 0, 1 a failure (an interrupted series: the same command continues it), 2 usage,\n" +
 			"3 refused, 4 a gate slower with --fail-on-regression; 130 / 143 a second Ctrl-C or SIGTERM: stopped at once." +
 			examples("warmstat ab --a 2026.2.2 --b 2026.2.3",
-				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --replay --writer-warm-up 1 --out series/my-branch",
+				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --out series/my-branch",
 				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1",
-				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --duet --target-mode embedded --writer-warm-up 1 --out series/duet"),
+				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.2 --b 2026.2.3 --target-mode remote --out series/remote",
+				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --duet --writer-warm-up 1 --out series/duet"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
@@ -92,14 +79,14 @@ func seriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "warmup", Value: 0, Usage: "whole runs per side made first and kept out of the analysis (not --writer-warm-up, which warms each run's own writer before its measured load)"},
 		&cli.FloatFlag{Name: "threshold", Value: 2, Usage: "noise threshold in %"},
 		&cli.FloatFlag{Name: "alpha", Value: 5, Usage: "false-verdict budget in % across all looks, per gate"},
-		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean and */ingest)"},
+		&cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC (repeatable; default: the dominant collection's mean_adj, watching its alloc; with --target-mode remote or --duet its mean and */ingest)"},
 		&cli.StringSliceFlag{Name: "watch", Usage: "COLLECTION/METRIC judged at every look and shown in the answer like a gate, but not waited for: the series stops when the gates have their answers (repeatable; needs --gate)"},
 		&cli.BoolFlag{Name: "rerun-outliers", Usage: "replace a run that stands out from its side (recorded), once"},
 		&cli.IntFlag{Name: "batch-size", Value: workload.DefaultBatchSize, Usage: "primary keys per source fetch"},
 		&cli.IntFlag{Name: "max-per-collection", Usage: "cap per collection (0 = all)"},
 		&cli.BoolFlag{Name: "prefetch", Usage: "overlap the next source fetch with upserts"},
-		&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote | embedded (with --replay: every run's writer is warmstat's embedded writer, the engine in one JVM with no transport)"},
-		&cli.BoolFlag{Name: "replay", Usage: "read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run: only the writer runs"},
+		&cli.StringFlag{Name: "target-mode", Value: "embedded", Usage: "embedded (every run's writer is warmstat's embedded writer, the engine in one JVM with no transport, replaying the catalog read once) | remote (the older way: a remote writer, a reader in every run unless --replay)"},
+		&cli.BoolFlag{Name: "replay", Usage: "with --target-mode remote: read the snapshot once into SERIES/workload.wsw (by build A, with --reader-heap) when the series starts, and replay it in every run (the embedded writer always does)"},
 		&cli.StringFlag{Name: "duet-placement", Value: "split", Usage: "with --duet: split (each writer pinned to its half of the CPUs, told its CPU count) | shared (both writers on every CPU, placed by the kernel)"},
 		&cli.BoolFlag{Name: "duet", Usage: "every pair is a duet: both builds replay the workload at once, in lock-step by batch, each writer pinned to half the CPUs, the halves alternating pair by pair (needs --replay or --workload; compared only with duet runs)"},
 	), writerProfileFlags()...)
@@ -171,6 +158,9 @@ func runSeries(ctx context.Context, cmd *cli.Command, m *method.Method, sides ma
 	st, err := series.Execute(ctx, sc)
 	if errors.Is(err, series.ErrPaused) {
 		return st, err
+	}
+	if was, _ := series.Read(dir); errors.Is(err, series.ErrPlanDiffers) && was != nil && was.Plan.TargetMode != runfmt.TargetEmbedded && !cmd.IsSet("target-mode") {
+		return st, usageError(cmd, "%v; it was started the older way (a remote writer), the default before every source was asked with the embedded writer: add --target-mode remote to continue it", err)
 	}
 	return st, seriesError(cmd, ctx, err)
 }

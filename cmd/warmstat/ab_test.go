@@ -50,3 +50,25 @@ func TestABHeapsFollowLoadsRule(t *testing.T) {
 		}
 	}
 }
+
+// A series started the older way (a remote writer: the default before every source was
+// asked with the embedded writer) is continued by adding --target-mode remote, and the
+// refusal to continue it otherwise says so.
+func TestABOlderSeriesSaysHowToContinue(t *testing.T) {
+	evitatest.TwoReleases(t)
+	tmp := t.TempDir()
+	wl := filepath.Join(tmp, "shop.wsw")
+	synthWorkload(t, wl)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the plan is saved, then the interrupt ends it before any run
+	args := []string{"warmstat", "ab", "--workload", wl, "--a", "2026.2.2", "--b", "2026.2.3", "--out", filepath.Join(tmp, "s"), "--server-heap", "1g"}
+	var out, errb bytes.Buffer
+	if code := run(ctx, append(args, "--target-mode", "remote"), &out, &errb); code != 1 || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("the older way: exit %d %q", code, errb.String())
+	}
+	errb.Reset()
+	code := run(context.Background(), args, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "it was started the older way (a remote writer)") || !strings.Contains(errb.String(), "add --target-mode remote to continue it") {
+		t.Fatalf("continued the new way: exit %d %q", code, errb.String())
+	}
+}

@@ -61,7 +61,7 @@ func bisectSeriesFlags() []cli.Flag {
 	fs := seriesFlags()
 	for i, f := range fs {
 		if slices.Contains(f.Names(), "gate") {
-			fs[i] = &cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC: the one metric every series of the bisect judges (default: the dominant collection's mean)"}
+			fs[i] = &cli.StringSliceFlag{Name: "gate", Usage: "COLLECTION/METRIC: the one metric every series of the bisect judges (default: the dominant collection's mean_adj; with --target-mode remote its mean)"}
 		}
 	}
 	return fs

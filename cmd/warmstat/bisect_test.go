@@ -455,7 +455,7 @@ func TestBisectGateHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(gate, "the one metric every series of the bisect judges") || strings.Contains(gate, "*/ingest") || strings.Contains(gate, "repeatable") {
 		t.Fatalf("bisect --help, --gate: %d %q", code, gate)
 	}
-	if out, _, _ = runCLI(t, "ab", "--help"); !strings.Contains(out, "repeatable; default: the dominant collection's mean and */ingest") {
+	if out, _, _ = runCLI(t, "ab", "--help"); !strings.Contains(out, "repeatable; default: the dominant collection's mean_adj, watching its alloc") {
 		t.Fatal("ab's --gate help changed with bisect's")
 	}
 }

@@ -74,7 +74,7 @@ func seriesOptions(cmd *cli.Command) (method.Options, error) {
 	if err := seriesFlagsUsable(cmd); err != nil {
 		return method.Options{}, err
 	}
-	remote := cmd.String("target-mode") == runfmt.TargetRemote && cmd.IsSet("target-mode")
+	remote := cmd.String("target-mode") == runfmt.TargetRemote
 	o := method.Options{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Workload: cmd.String("workload"),
 		Remote: remote, Replay: cmd.Bool("replay"), Duet: cmd.Bool("duet"), Split: cmd.String("duet-placement") == "split",
 		Gates: cmd.StringSlice("gate"), Watch: cmd.StringSlice("watch"),
@@ -136,7 +136,7 @@ func sourceFlagsUsable(cmd *cli.Command) error {
 	case mode != runfmt.TargetRemote && mode != runfmt.TargetEmbedded:
 		return usageError(cmd, "--target-mode %q: remote or embedded", mode)
 	}
-	remote := cmd.IsSet("target-mode") && cmd.String("target-mode") == runfmt.TargetRemote
+	remote := cmd.String("target-mode") == runfmt.TargetRemote
 	replay := wl != "" || cmd.Bool("replay") || !remote
 	if wl != "" {
 		for _, f := range []string{"pristine", "catalog", "reader-heap", "snapshot-compress", "replay"} {
