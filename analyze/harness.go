@@ -6,6 +6,20 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
+// CheckHarnessRun is CheckHarnessFigures on the run directory at dir, summarised with
+// the harness's own (java) quantiles.
+func CheckHarnessRun(rep *runfmt.HarnessReport, dir string) error {
+	run, err := runfmt.Open(dir)
+	if err != nil {
+		return err
+	}
+	s, err := Summarize(run, QuantilesJava)
+	if err != nil {
+		return err
+	}
+	return CheckHarnessFigures(rep, s)
+}
+
 // CheckHarnessFigures recomputes, from an imported run's CSV, every latency figure the
 // Java harness printed (overall mean/median/p95/p99/min/max, per-collection
 // mean/median/p99) and fails on the first that differs. Equal figures prove the CSV

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/warmstat/warmstat/runfmt"
 )
 
 // GCSummary is what one JVM's GC log says about its pauses.
@@ -28,6 +30,13 @@ type GCSummary struct {
 
 // Pauses is the number of stop-the-world pauses.
 func (s GCSummary) Pauses() int64 { return s.Young + s.Full + s.Other }
+
+// Record is the summary as a run's manifest records it, its pauses' share taken of the
+// window wallNs (the measured part of the JVM's uptime).
+func (s GCSummary) Record(wallNs int64) *runfmt.GCStats {
+	young, full := s.Young, s.Full
+	return &runfmt.GCStats{Collections: s.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: s.PauseNs, ShareOfWallPc: s.ShareOf(wallNs)}
+}
 
 // ShareOf is the pause time as a percentage of a wall-clock window.
 func (s GCSummary) ShareOf(wallNs int64) float64 {

@@ -119,3 +119,16 @@ func TestParseGCRefusesWhatIsNotAGCLog(t *testing.T) {
 		t.Fatal("empty reader accepted")
 	}
 }
+
+// A manifest's record of a GC summary: its pauses, and their share of the window the
+// caller measured (a warm-up's part of the uptime left out).
+func TestGCSummaryRecord(t *testing.T) {
+	s := GCSummary{Young: 3, Full: 1, Other: 2, PauseNs: 50e6, UptimeNs: 2e9}
+	r := s.Record(1e9)
+	if r.Collections != 6 || *r.YoungPauses != 3 || *r.FullPauses != 1 || r.PauseNs != 50e6 || r.ShareOfWallPc != 5 {
+		t.Errorf("record %+v", r)
+	}
+	if s.Record(0).ShareOfWallPc != 0 {
+		t.Error("a window of nothing has a share")
+	}
+}

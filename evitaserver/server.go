@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/warmstat/warmstat/base/cachedir"
+	"github.com/warmstat/warmstat/runfmt"
 	"io"
 	"net"
 	"os"
@@ -474,6 +475,42 @@ func LocalJVM(options ...string) (JVM, error) {
 	}
 	j := JVM{Java: resolveJava(java), Options: options}
 	return j, j.read(strings.NewReader(string(out)), java+" -XshowSettings:properties")
+}
+
+// JVMMismatchError: a writer's GC log says it ran another JVM version than this
+// machine's java, so this java cannot stand for it.
+type JVMMismatchError struct {
+	At, Ran, Java, Version string // where the log says so, its version; this java and its version
+}
+
+func (e *JVMMismatchError) Error() string {
+	return fmt.Sprintf("%s: field Version: the writer ran JVM %s, this machine's java (%s) is %s", e.At, e.Ran, e.Java, e.Version)
+}
+
+// ThisJVMs records this machine's java (LocalJVM) as the writer's and the reader's JVM
+// of a run measured elsewhere (an imported harness run). The writer's GC log, when
+// given, names the collector the server actually ran and the JVM's version, which must
+// be this java's (a *JVMMismatchError).
+func ThisJVMs(gc *GCSummary) (writer, reader *runfmt.JVM, err error) {
+	j, err := LocalJVM()
+	if err != nil {
+		return nil, nil, err
+	}
+	// options and final flags of the harness's JVMs are not known; what this java takes
+	// from this environment is part of "this machine's java"
+	rec := func() *runfmt.JVM {
+		return &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, EnvOptions: j.EnvOptions}
+	}
+	writer, reader = rec(), rec()
+	if gc != nil {
+		if gc.JVMVersion != "" && gc.JVMVersion != j.Version {
+			return nil, nil, &JVMMismatchError{At: gc.JVMVersionAt, Ran: gc.JVMVersion, Java: j.Java, Version: j.Version}
+		}
+		if gc.Collector != "" {
+			writer.GC = gc.Collector
+		}
+	}
+	return writer, reader, nil
 }
 
 func resolveJava(java string) string {

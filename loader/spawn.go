@@ -471,9 +471,7 @@ func (s *spawn) endWriter(dir string, m *runfmt.Manifest) error {
 		}
 	}
 	if gc, gerr := s.writer.GCSince(s.warmEnd); gerr == nil { // after a warm-up: the measured part alone
-		young, full := gc.Young, gc.Full
-		m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-			ShareOfWallPc: gc.ShareOf(gc.UptimeNs - s.warmEnd.Nanoseconds())}
+		m.WriterGC = gc.Record(gc.UptimeNs - s.warmEnd.Nanoseconds())
 	}
 	if m.Factors != nil && s.loadWindow[1] > 0 { // the pauses inside the load window
 		if gc, gerr := s.writer.GCBetween(s.loadWindow[0], s.loadWindow[1]); gerr == nil {

@@ -283,6 +283,12 @@ func collName(c string) string {
 	return c
 }
 
+// CombinePlotSize is CombinePlot's size: a line for each machine and one for the
+// combined change, per gate.
+func CombinePlotSize(f *analyze.Fleet) PlotSize {
+	return PlotSize{W: 900, H: 150 + 40*len(f.Gates)*(len(f.Machines)+1)}
+}
+
 // CombinePlot draws, for each gate, every machine's change with its interval and the
 // combined one, against the noise-threshold band.
 func CombinePlot(f *analyze.Fleet) (*plot.Plot, error) {

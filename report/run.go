@@ -252,6 +252,20 @@ func WriteRun(w io.Writer, s *analyze.RunSummary, f Format) error {
 	return WriteRunWith(w, s, f, RunOptions{})
 }
 
+// WriteRunDir renders the report of the run directory at dir, summarised with the
+// Java harness's quantiles (what load prints when its run is written).
+func WriteRunDir(w io.Writer, dir string, f Format) error {
+	run, err := runfmt.Open(dir)
+	if err != nil {
+		return err
+	}
+	s, err := analyze.Summarize(run, analyze.QuantilesJava)
+	if err != nil {
+		return err
+	}
+	return WriteRun(w, s, f)
+}
+
 // WriteRunWith is WriteRun with what other runs measured (RunOptions).
 func WriteRunWith(w io.Writer, s *analyze.RunSummary, f Format, o RunOptions) error {
 	r := buildRun(s, o)

@@ -7,6 +7,48 @@ import (
 	"path/filepath"
 )
 
+// HarnessImport is one Java-harness run to import: its directory (stdout.log and
+// per-entity.csv), the run directory to write and what the harness's files do not hold.
+type HarnessImport struct {
+	Dir, Out string
+	Options  HarnessImportOptions
+	Machine  Machine // the machine it ran on, as far as it is known
+	// Amend, if set, completes the manifest once the log is read, with what packages
+	// above this one read (the writer's GC log, the JVMs); its error ends the import
+	// with nothing written.
+	Amend func(m *Manifest) error
+	// Check, if set, proves the staged run before it is moved into place: its CSV must
+	// reproduce every figure the harness printed (analyze.CheckHarnessRun).
+	Check func(rep *HarnessReport, staged string) error
+}
+
+// ImportHarness imports h: the harness's log read into a manifest, the CSV converted
+// and checked (WriteHarnessRun), nothing left at h.Out on any error. It returns the
+// manifest written.
+func ImportHarness(h HarnessImport) (*Manifest, error) {
+	logPath, csvPath := filepath.Join(h.Dir, "stdout.log"), filepath.Join(h.Dir, "per-entity.csv")
+	rep, err := ParseHarnessLog(logPath)
+	if err != nil {
+		return nil, err
+	}
+	src := h.Dir
+	if abs, err := filepath.Abs(h.Dir); err == nil {
+		src = abs // the manifest names where it came from wherever it is read
+	}
+	m := rep.Manifest(src, h.Options)
+	m.Machine = h.Machine
+	if h.Amend != nil {
+		if err := h.Amend(m); err != nil {
+			return nil, err
+		}
+	}
+	var check func(string) error
+	if h.Check != nil {
+		check = func(staged string) error { return h.Check(rep, staged) }
+	}
+	return m, WriteHarnessRun(h.Out, m, csvPath, logPath, check)
+}
+
 // WriteHarnessRun writes an imported run directory at out: the harness CSV converted
 // to entities.csv (checked row by row against m), the harness log kept as
 // harness-stdout.log, and the manifest with exact upsert sums from the CSV. It refuses

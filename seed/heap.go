@@ -89,6 +89,32 @@ func LargestScaleFor(p *Profile, heap int64) float64 {
 	return float64(best) / 100
 }
 
+// Fit is a writer's heap need held against this machine: what a workload file's note
+// says when the machine cannot replay it.
+type Fit struct {
+	Need, Live     int64   // the writer's heap need (NeedHeap), from the catalog's live heap
+	Memory         int64   // the memory the machine's JVMs may use (Machine.Effective)
+	Largest        int64   // the largest heap that fits it
+	LargestScale   float64 // the largest scale of p whose writer fits it
+	LiveHeapSource string  // where the live heap's estimate came from
+}
+
+// TooLargeHere is the writer of p's catalog, holding live bytes live, held against this
+// machine; ok only when no heap the machine holds is large enough (a machine that
+// cannot be read says nothing).
+func TooLargeHere(p *Profile, live int64, source string) (f Fit, ok bool) {
+	m, err := evitaserver.ReadMachine()
+	if err != nil {
+		return Fit{}, false
+	}
+	f = Fit{Need: evitaserver.NeedHeap(live), Live: live, Memory: m.Effective(), Largest: m.LargestHeap(), LiveHeapSource: source}
+	if f.Need <= f.Largest {
+		return Fit{}, false
+	}
+	f.LargestScale = LargestScaleFor(p, f.Largest)
+	return f, true
+}
+
 // checkHeap refuses a heap below what p's catalog at scale s needs, when a measurement
 // says so (LiveEstimate.Measured).
 func checkHeap(server string, heap int64, p *Profile, s float64) error {

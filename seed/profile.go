@@ -231,6 +231,25 @@ func (p *Profile) ClampedAt(scale float64) []string {
 	return out
 }
 
+// Disproportionate is ClampedAt when it names more than half of p's collections: a
+// few small ones are always clamped at a small scale, but beyond that the catalog is no
+// longer the profile's in proportion, which its user must hear.
+func (p *Profile) Disproportionate(scale float64) []string {
+	if cl := p.ClampedAt(scale); 2*len(cl) > len(p.Collections) {
+		return cl
+	}
+	return nil
+}
+
+// OwnScale is the scale at which a measured shape regenerates its source at the
+// source's own size (Measured.Scale); ok is false for a profile that was not measured.
+func (p *Profile) OwnScale() (scale float64, ok bool) {
+	if p.Measured == nil {
+		return 0, false
+	}
+	return p.Measured.Scale, true
+}
+
 //go:embed shapes/default.json
 var defaultShape []byte
 

@@ -190,3 +190,27 @@ func TestClampedAtNamesTheRaisedCollections(t *testing.T) {
 		t.Errorf("at 0.0001 most of the default's collections are raised to one (what seed notes), got %d of %d", n, len(p.Collections))
 	}
 }
+
+// Disproportionate speaks only when most collections are raised to one entity: a few
+// small ones always are at a small scale.
+func TestDisproportionateOnlyBeyondHalf(t *testing.T) {
+	p := seed.DefaultProfile()
+	if cl := p.Disproportionate(1); cl != nil {
+		t.Errorf("at production size: %v", cl)
+	}
+	if cl := p.Disproportionate(0.0001); len(cl) != len(p.ClampedAt(0.0001)) {
+		t.Errorf("at 0.0001: %v, want ClampedAt's %v", cl, p.ClampedAt(0.0001))
+	}
+	for _, s := range []float64{0.01, 0.001, 0.0005} {
+		if cl, all := p.Disproportionate(s), p.ClampedAt(s); (cl != nil) != (2*len(all) > len(p.Collections)) {
+			t.Errorf("at %g: %v of clamped %v", s, cl, all)
+		}
+	}
+	if _, ok := p.OwnScale(); ok {
+		t.Error("the built-in profile was not measured, yet has an own scale")
+	}
+	p.Measured = &seed.Measured{Scale: 0.2}
+	if s, ok := p.OwnScale(); !ok || s != 0.2 {
+		t.Errorf("a measured shape's own scale: %g %v, want 0.2", s, ok)
+	}
+}

@@ -79,6 +79,22 @@ type collStats struct {
 
 func newAttr() *attrStats { return &attrStats{lengths: counts{}, distinct: newDistinct()} }
 
+// MeasureFile measures the workload file at path into the shape file out (never an
+// existing one) and returns the shape. from names the source in an error of its
+// reading, as the user named it (a snapshot or a server read into a temporary file).
+func MeasureFile(path, out, from string, opt Options) (*seed.Profile, error) {
+	r, err := workload.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	p, err := Measure(r, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", from, err)
+	}
+	return p, Write(out, p)
+}
+
 // Measure reads a whole workload and returns its catalog's shape.
 func Measure(r *workload.Reader, opt Options) (*seed.Profile, error) {
 	h := r.Header()

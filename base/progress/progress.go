@@ -8,6 +8,7 @@ package progress
 
 import (
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,18 @@ func For(w io.Writer, terminal bool) io.Writer {
 		return w
 	}
 	return NewLog(w, DefaultEvery, time.Now)
+}
+
+// Live is For w, a terminal when w is one (a character device).
+func Live(w io.Writer) io.Writer { return For(w, isTerminal(w)) }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // Log is an io.Writer for \r-updated progress that writes whole lines to its writer.

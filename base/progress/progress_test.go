@@ -2,6 +2,8 @@ package progress
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,22 @@ func TestForATerminalIsTheWriterItself(t *testing.T) {
 	}
 	if _, ok := For(&b, false).(*Log); !ok {
 		t.Fatal("a log's progress was not")
+	}
+}
+
+// Live tells a terminal from a file: a regular file (a log) gets the Log, as does any
+// writer that is not a file.
+func TestLiveWrapsAllButATerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, ok := Live(f).(*Log); !ok {
+		t.Error("a regular file's progress was not wrapped")
+	}
+	if _, ok := Live(&strings.Builder{}).(*Log); !ok {
+		t.Error("a buffer's progress was not wrapped")
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -60,8 +58,8 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageError(cmd, "--format: %v", err)
 	}
-	q, err := analyze.ParseQuantiles(cmd.String("quantiles"))
-	if err != nil {
+	o := series.FleetOptions{}
+	if o.Quantiles, err = analyze.ParseQuantiles(cmd.String("quantiles")); err != nil {
 		return usageError(cmd, "--quantiles: %v", err)
 	}
 	if p := cmd.String("plot"); p != "" {
@@ -73,37 +71,16 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 			return usageError(cmd, "--plot %s: its directory %s does not exist", p, filepath.Dir(p))
 		}
 	}
-	fleet, plans, err := readFleet(cmd.Args().Slice())
-	if err != nil {
-		return err
-	}
-	plan := plans[0]
-	opts := analyze.CompareOptions{ThresholdPct: plan.ThresholdPct, Quantiles: q, Gate: true, Gates: plan.Gates}
 	if cmd.IsSet("threshold") {
-		opts.ThresholdPct = cmd.Float("threshold")
+		t := cmd.Float("threshold")
+		o.ThresholdPct = &t
 	}
 	if cmd.IsSet("gate") {
-		opts.Gates = cmd.StringSlice("gate")
+		o.Gates = cmd.StringSlice("gate")
 	}
-	c, err := analyze.CombineFleet(fleet, opts)
-	var ref *analyze.FleetRefusal
-	if !errors.As(err, &ref) && err != nil {
-		return err
-	}
-	// what the runs record agrees (CombineFleet); what only the plans say must agree too
-	if ms := planMismatches(fleet, plans); len(ms) > 0 {
-		if ref == nil {
-			ref = &analyze.FleetRefusal{}
-		}
-		ref.Mismatches = append(ref.Mismatches, ms...)
-	}
-	if ref != nil {
-		if f == report.JSON {
-			if werr := report.WriteJSON(cmd.Root().Writer, report.CombineRefusalJSON(ref, opts)); werr != nil {
-				return werr
-			}
-		}
-		return withCode(exitRefused, errors.New(strings.Join(report.CombineRefusalLines(ref), "\n")))
+	c, opts, err := series.CombineFleet(cmd.Args().Slice(), o)
+	if err != nil {
+		return combineError(cmd, f, err, opts)
 	}
 	if err := report.WriteCombine(cmd.Root().Writer, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
@@ -111,7 +88,7 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 	if file := cmd.String("plot"); file != "" {
 		p, err := report.CombinePlot(c)
 		if err == nil {
-			err = report.SaveAs(p, report.PlotSize{W: 900, H: 150 + 40*len(c.Gates)*(len(c.Machines)+1)}, file)
+			err = report.SaveAs(p, report.CombinePlotSize(c), file)
 		}
 		if err != nil {
 			return fmt.Errorf("--plot %s: %w", file, err)
@@ -121,86 +98,32 @@ func runCombine(ctx context.Context, cmd *cli.Command) error {
 	return gatesOutcome(cmd, c.Gates, " across the fleet")
 }
 
-// readFleet reads every series, each finished, fixed-size and paired, and its plan.
-func readFleet(dirs []string) ([]analyze.FleetSeries, []series.Plan, error) {
-	var out []analyze.FleetSeries
-	var plans []series.Plan
-	seen := map[string]string{}
-	for _, dir := range dirs {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		if first, ok := seen[abs]; ok {
-			return nil, nil, withCode(exitUsage, fmt.Errorf("%s is given twice (as %s and %s): each machine's series once", abs, first, dir))
-		}
-		seen[abs] = dir
-		if st, err := os.Stat(dir); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
-		} else if !st.IsDir() {
-			return nil, nil, fmt.Errorf("%s: not a directory: give the series' directory (the --out of its warmstat ab)", dir)
-		}
-		st, err := series.Read(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		if st == nil {
-			return nil, nil, fmt.Errorf("%s: no %s: not a series directory (warmstat ab --pairs N --out DIR makes one)", dir, series.File)
-		}
-		p := st.Plan
-		switch {
-		case p.Pairs == 0:
-			return nil, nil, fmt.Errorf("%s: a sequential series (it stops at its own looks, which would bias a combined figure): a fleet's series are fixed-size, warmstat ab --pairs N", dir)
-		case st.Outcome == nil || st.Outcome.Reason != "fixed-size":
-			done := len(st.Pairs(dir))
-			why := "unfinished"
-			if st.Outcome != nil {
-				why = st.Outcome.Reason + ": " + st.Outcome.Detail
-			}
-			return nil, nil, fmt.Errorf("%s: %s, %d of %d pairs: run its warmstat ab command again to finish it", dir, why, done, p.Pairs)
-		}
-		plans = append(plans, p)
-		a, err := analyze.LoadGroup("A", filepath.Join(dir, "A"), analyze.LoadOptions{})
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := analyze.LoadGroup("B", filepath.Join(dir, "B"), analyze.LoadOptions{})
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, analyze.FleetSeries{Name: dir, A: a, B: b, Pairs: st.Pairs(dir)})
-	}
-	return out, plans, nil
+// fleetHints say how the series a fleet needs is made (the package names no flags).
+var fleetHints = map[series.FleetProblem]string{
+	series.NotADirectory: " (the --out of its warmstat ab)",
+	series.NotASeries:    " (warmstat ab --pairs N --out DIR makes one)",
+	series.Sequential:    ", warmstat ab --pairs N",
 }
 
-// planMismatches are the plan settings that differ between the machines' series, each
-// with the series that carry each value. Where each machine keeps its snapshot or its
-// workload file, and how its builds were typed, may differ; what the builds are, the
-// heaps and the conditions the runs record are compared run by run (CombineFleet);
-// --min-runs and --max-runs are --pairs in a fixed-size series.
-func planMismatches(fleet []analyze.FleetSeries, plans []series.Plan) []analyze.FleetMismatch {
-	skip := map[string]bool{"pristine": true, "workload": true, "min_runs": true, "max_runs": true}
-	var out []analyze.FleetMismatch
-	typ := reflect.TypeOf(series.Plan{})
-	for i := range typ.NumField() {
-		name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
-		if skip[name] {
-			continue
-		}
-		var vals []analyze.SeriesSetting
-		for k, p := range plans {
-			p.A.Spec, p.B.Spec = "", ""
-			v := fmt.Sprint(reflect.ValueOf(p).Field(i).Interface())
-			j := slices.IndexFunc(vals, func(s analyze.SeriesSetting) bool { return s.Value == v })
-			if j < 0 {
-				vals = append(vals, analyze.SeriesSetting{Value: v})
-				j = len(vals) - 1
+// combineError maps what series.CombineFleet refused to exit codes: a refusal exits 3
+// (in JSON also a document on stdout), a series given twice is a usage error, a
+// directory that is no finished fixed-size series bad input.
+func combineError(cmd *cli.Command, f report.Format, err error, opts analyze.CompareOptions) error {
+	var ref *analyze.FleetRefusal
+	var twice *series.TwiceError
+	var bad *series.FleetSeriesError
+	switch {
+	case errors.As(err, &ref):
+		if f == report.JSON {
+			if werr := report.WriteJSON(cmd.Root().Writer, report.CombineRefusalJSON(ref, opts)); werr != nil {
+				return werr
 			}
-			vals[j].Series = append(vals[j].Series, fleet[k].Name)
 		}
-		if len(vals) > 1 {
-			out = append(out, analyze.FleetMismatch{Field: name, Values: vals})
-		}
+		return withCode(exitRefused, errors.New(strings.Join(report.CombineRefusalLines(ref), "\n")))
+	case errors.As(err, &twice):
+		return withCode(exitUsage, err)
+	case errors.As(err, &bad):
+		return fmt.Errorf("%w%s", err, fleetHints[bad.Problem])
 	}
-	return out
+	return err
 }

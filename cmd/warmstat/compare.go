@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -80,9 +79,8 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	out := cmd.Root().Writer
-	// one build, remote against embedded: the transport, measured (with --allow-mismatch
-	// the user asks for a comparison of builds despite the difference)
-	if _, _, ok := analyze.TargetModes(groups[0], groups[1]); ok && groups[0].Build == groups[1].Build && !cmd.IsSet("allow-mismatch") {
+	// one build, remote against embedded: the transport, measured
+	if analyze.MeasuresTransport(groups[0], groups[1], opts) {
 		if cmd.IsSet("gate") || cmd.Bool("fail-on-regression") || cmd.Bool("require-verdict") {
 			return usageError(cmd, "A and B are one build in two target modes: that measures the transport, not a build (no gates)")
 		}
@@ -171,49 +169,16 @@ func loadComparison(cmd *cli.Command, pathA, pathB string, f report.Format) ([]*
 		}
 		groups[i] = g
 	}
-	if err := seriesPairing(cmd, pathA, pathB, groups, &opts); err != nil {
+	// a series' sides are judged by the pairs it ran, unless --method says otherwise
+	var unpaired *series.UnpairedError
+	err = series.Pairing(pathA, pathB, groups[0], groups[1], &opts, cmd.IsSet("method"))
+	if errors.As(err, &unpaired) {
+		return nil, opts, usageError(cmd, "--method %s: %v", analyze.Paired, unpaired.Err)
+	}
+	if err != nil {
 		return nil, opts, err
 	}
 	return groups, opts, nil
-}
-
-// seriesPairing: two sides of one series (DIR/A and DIR/B, either way round) are
-// compared by the pairs its series.json records, unless --method says otherwise (or
-// the series was run --unpaired). --method paired-t on other groups pairs their runs
-// by start time (analyze.PairsByStartTime).
-func seriesPairing(cmd *cli.Command, pathA, pathB string, groups []*analyze.Group, opts *analyze.CompareOptions) error {
-	absA, errA := filepath.Abs(pathA)
-	absB, errB := filepath.Abs(pathB)
-	dir := filepath.Dir(absA)
-	sides := filepath.Base(absA) + filepath.Base(absB)
-	var st *series.State
-	if errA == nil && errB == nil && filepath.Dir(absB) == dir && (sides == "AB" || sides == "BA") {
-		var err error
-		if st, err = series.Read(dir); err != nil {
-			return err
-		}
-	}
-	explicit := cmd.IsSet("method")
-	switch {
-	case st == nil && opts.Method == analyze.Paired:
-		pairs, err := analyze.PairsByStartTime(groups[0], groups[1])
-		if err != nil {
-			return usageError(cmd, "--method %s: %v", analyze.Paired, err)
-		}
-		opts.Pairs = pairs
-		return nil
-	case st == nil || explicit && opts.Method != analyze.Paired || !explicit && st.Plan.Unpaired:
-		return nil
-	}
-	pairs := st.Pairs(dir)
-	if sides == "BA" {
-		swap := map[string]string{"A": "B", "B": "A"}
-		for i, p := range pairs {
-			pairs[i].A, pairs[i].B, pairs[i].First = p.B, p.A, swap[p.First]
-		}
-	}
-	opts.Method, opts.Pairs = analyze.Paired, pairs
-	return nil
 }
 
 // refused writes, for JSON output, the refusal document that goes with a refusal.

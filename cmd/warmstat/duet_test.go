@@ -143,7 +143,7 @@ func TestABDuetRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--pristine", tmp, "--catalog", "shop"}, "--duet replays one workload in both writers at once: it needs --replay or --workload"},
+		{[]string{"--pristine", tmp, "--catalog", "shop", "--target-mode", "remote"}, "--duet replays one workload in both writers at once: it needs --replay or --workload"},
 		{[]string{"--workload", wl, "--unpaired"}, "--duet is analysed by its duets (paired, with the slot as a factor): --unpaired does not apply"},
 		{[]string{"--workload", wl, "--stop-after", "-1"}, "--stop-after"},
 		{[]string{"--workload", wl, "--duet-placement", "apart"}, "--duet-placement \"apart\": split or shared"},

@@ -48,7 +48,13 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return extracted(cmd, out, info.Size, info.SHA256, info.Trailer.Entities, info.Trailer.ExtractNs, from, begin)
+	per := "-"
+	if n := info.Trailer.Entities; n > 0 {
+		per = fmt.Sprintf("%.0f bytes/entity", float64(info.Size)/float64(n))
+	}
+	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities from %s, %s (%s), sha256 %s; read in %s, %s in all\n", out, info.Trailer.Entities, from,
+		runfmt.FormatSize(info.Size), per, info.SHA256[:12], time.Duration(info.Trailer.ExtractNs).Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	return nil
 }
 
 // sourceFlags name a source catalog to read: a pristine snapshot (spawn mode) or a
@@ -68,70 +74,46 @@ func sourceFlags() []cli.Flag {
 // extractSource reads the source the command's flags name (spawn: --pristine and
 // --catalog; attach: --source and --source-catalog) into the workload file out, and says
 // where it came from. work is spawn mode's working directory (default <out>.work).
-func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string) (workload.Info, string, error) {
+func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string) (*workload.Info, string, error) {
 	spawn := cmd.IsSet("pristine")
 	attach := cmd.IsSet("source") || cmd.IsSet("source-catalog")
 	switch {
 	case spawn == attach:
-		return workload.Info{}, "", usageError(cmd, "%s needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME (attach mode)", what)
+		return nil, "", usageError(cmd, "%s needs either --pristine DIR --catalog NAME (spawn mode) or --source ADDR --source-catalog NAME (attach mode)", what)
 	case spawn && cmd.String("catalog") == "":
-		return workload.Info{}, "", usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
+		return nil, "", usageError(cmd, "spawn mode needs --catalog (the snapshot's catalog in --pristine)")
 	case attach && (cmd.String("source") == "" || cmd.String("source-catalog") == ""):
-		return workload.Info{}, "", usageError(cmd, "attach mode needs --source ADDR and --source-catalog NAME")
+		return nil, "", usageError(cmd, "attach mode needs --source ADDR and --source-catalog NAME")
 	}
 	ec := loader.ExtractConfig{Out: out, BatchSize: cmd.Int("batch-size"), MaxPerCollection: cmd.Int("max-per-collection"),
-		Collections: subsetFlag(cmd)}
-	ec.Progress = liveProgress(cmd.Root().ErrWriter)
+		Collections: subsetFlag(cmd), Progress: liveProgress(cmd.Root().ErrWriter)}
+	src := loader.ExtractSource{SourceAddr: cmd.String("source"), SourceCatalog: cmd.String("source-catalog")}
 	leanRuntime()
 	if spawn {
-		sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), Probe: evita.Probe}
-		sc.WorkDir = work
-		if sc.WorkDir == "" {
-			sc.WorkDir = ec.Out + ".work"
-		}
+		sc := &loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: work, Probe: evita.Probe}
 		rh, err := optBytes(cmd, "reader-heap")
 		if err != nil {
-			return workload.Info{}, "", err
+			return nil, "", err
 		}
 		if rh != nil {
 			sc.ReaderHeap = *rh
 		}
 		if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
-			return workload.Info{}, "", err
+			return nil, "", err
 		}
 		if sc.Server, err = serverSource(cmd, "spawn mode"); err != nil {
-			return workload.Info{}, "", err
+			return nil, "", err
 		}
-		info, err := loader.SpawnExtract(ctx, sc, ec)
-		if err != nil {
-			return workload.Info{}, "", faultHint(spawnHint(err))
-		}
-		return *info, sc.Pristine + "/" + sc.Catalog, nil
+		src.Spawn = sc
 	}
-	src, err := evita.Dial(ctx, cmd.String("source"), evita.Options{})
-	if err != nil {
-		return workload.Info{}, "", fmt.Errorf("source %s: %w", cmd.String("source"), err)
+	info, from, err := loader.ExtractFrom(ctx, src, ec)
+	if err != nil && spawn {
+		return nil, "", faultHint(spawnHint(err))
 	}
-	defer src.Close()
-	ec.Source, ec.SourceCatalog, ec.SourceMode = src, cmd.String("source-catalog"), "attach"
-	info, err := loader.Extract(ctx, ec)
-	if err != nil {
-		return workload.Info{}, "", err
-	}
-	return *info, cmd.String("source") + " catalog " + ec.SourceCatalog, nil
+	return info, from, err
 }
 
-func extracted(cmd *cli.Command, path string, size int64, sum string, entities, extractNs int64, from string, begin time.Time) error {
-	per := "-"
-	if entities > 0 {
-		per = fmt.Sprintf("%.0f bytes/entity", float64(size)/float64(entities))
-	}
-	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities from %s, %s (%s), sha256 %s; read in %s, %s in all\n", path, entities, from,
-		runfmt.FormatSize(size), per, sum[:12], time.Duration(extractNs).Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
-	return nil
-}
-
-// subsetFlag is --collections as a list.
+// subsetFlag is --collections as a list (nil for none: every collection).
 func subsetFlag(cmd *cli.Command) []string {
 	var subset []string
 	for _, c := range strings.Split(cmd.String("collections"), ",") {

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,7 +16,6 @@ import (
 	"github.com/warmstat/warmstat/history"
 	"github.com/warmstat/warmstat/method"
 	"github.com/warmstat/warmstat/report"
-	"github.com/warmstat/warmstat/runfmt"
 	"github.com/warmstat/warmstat/series"
 )
 
@@ -177,88 +172,22 @@ func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
 	if err := checkHome(ctx, cmd); err != nil {
 		return err
 	}
-	var dirs []string
-	for _, a := range args[1:] {
-		runs, err := runDirsOf(a)
-		if err != nil {
-			return err
-		}
-		dirs = append(dirs, runs...)
-	}
-	var points []history.Point
-	builds := map[string]bool{}
-	for _, d := range dirs {
-		run, err := runfmt.Open(d)
-		if err != nil {
-			return withCode(exitFailed, err)
-		}
-		builds[run.Manifest.Build.Label] = true
-		p, err := history.PointOf(ctx, run, where)
-		if err != nil {
-			return withCode(exitFailed, err)
-		}
-		points = append(points, p)
-	}
-	if (where.Rev != "" || where.Order != nil) && len(builds) > 1 {
+	added, err := history.AddRuns(ctx, args[0], args[1:], where, time.Now())
+	var many *history.ManyBuildsError
+	if errors.As(err, &many) {
 		return usageError(cmd, "the runs are of %d builds (%s): --rev and --order place one build; add each build's runs on their own",
-			len(builds), strings.Join(slices.Sorted(maps.Keys(builds)), ", "))
+			len(many.Builds), strings.Join(many.Builds, ", "))
 	}
-	st, err := history.Open(args[0], true)
 	if err != nil {
-		return withCode(exitFailed, err)
-	}
-	had, err := st.Points()
-	if err != nil { // a damaged history, as history reads it
 		return historyErr(err)
 	}
-	lines := map[string]bool{}
-	for _, p := range had {
-		lines[p.Line] = true
-	}
-	added, err := st.Add(points, time.Now())
-	if err != nil {
-		return withCode(exitFailed, err)
-	}
-	w := cmd.Root().Writer
-	for _, p := range added {
-		tag := ""
-		if p.Build.Tag != "" {
-			tag = " " + p.Build.Tag
-		}
-		fmt.Fprintf(w, "added %s: build %s%s (order %d) in line %s: %s\n", p.Run.Dir, p.Build.Short(), tag, p.Build.Order, p.Line, p.File())
-		if !lines[p.Line] && len(lines) > 0 {
-			fmt.Fprintf(w, "  line %s is new: no line of the history had this run's conditions (warmstat history %s names how the lines differ)\n", p.Line, args[0])
-		}
-		lines[p.Line] = true
-	}
+	report.HistoryAdded(cmd.Root().Writer, args[0], added)
 	return nil
 }
 
-// runDirsOf is a run directory, or the run directories of a series (SERIES/A, SERIES/B)
-// or of a group.
-func runDirsOf(path string) ([]string, error) {
-	if runfmt.IsRunDir(path) {
-		return []string{path}, nil
-	}
-	var out []string
-	for _, sub := range []string{"A", "B", ""} {
-		d := filepath.Join(path, sub)
-		runs, _, err := runfmt.RunDirs(d)
-		if err == nil && len(runs) > 0 {
-			out = append(out, runs...)
-			if sub == "" {
-				break
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, withCode(exitFailed, fmt.Errorf("%s is no run directory, and holds none (nor a series' A/ and B/)", path))
-	}
-	return out, nil
-}
-
-// historyErr is a history that cannot be read as a command exits with it: a run held
-// twice is refused (3), a damaged or missing file is input that cannot be used (1).
+// historyErr is a history that cannot be read or added to as a command exits with it:
+// a run held twice is refused (3), a damaged or missing file is input that cannot be
+// used (1).
 func historyErr(err error) error {
 	var held *history.HeldTwiceError
 	if errors.As(err, &held) {
@@ -267,42 +196,15 @@ func historyErr(err error) error {
 	return withCode(exitFailed, err)
 }
 
-// analyseHistory reads and analyses every line of the history in dir; with a checkout
-// (root), each line's builds in its topological order, branches kept together.
-func analyseHistory(ctx context.Context, dir, root string, alphaPct float64) (*history.Store, []history.Analysis, error) {
-	st, err := history.Open(dir, false)
+// analyseHistory reads and analyses every line of the history the command names, in
+// the checkout's topological order when --evita-home gives one.
+func analyseHistory(ctx context.Context, cmd *cli.Command) (*history.Store, []history.Analysis, error) {
+	o := analyze.ChangePointOptions{AlphaPct: cmd.Float("cp-alpha")}
+	st, lines, err := history.AnalyseAll(ctx, cmd.Args().First(), cmd.String("evita-home"), o)
 	if err != nil {
 		return nil, nil, historyErr(err)
 	}
-	points, err := st.Points()
-	if err != nil {
-		return nil, nil, historyErr(err)
-	}
-	var out []history.Analysis
-	for _, l := range history.Lines(points) {
-		if root != "" {
-			var commits []string
-			for _, b := range l.Builds {
-				if b.Build.Commit != "" {
-					commits = append(commits, b.Build.Commit)
-				}
-			}
-			pos, err := bisect.TopoPositions(ctx, root, commits)
-			if err != nil {
-				return nil, nil, err
-			}
-			l.Reorder(pos)
-		}
-		a := history.Analyze(l, analyze.ChangePointOptions{AlphaPct: alphaPct})
-		if a.Confirmations, err = st.Confirmations(l.Key); err != nil {
-			return nil, nil, historyErr(err)
-		}
-		if a.Bisections, err = st.Bisections(l.Key); err != nil {
-			return nil, nil, historyErr(err)
-		}
-		out = append(out, a)
-	}
-	return st, out, nil
+	return st, lines, nil
 }
 
 func runHistory(ctx context.Context, cmd *cli.Command) error {
@@ -325,9 +227,7 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 	if err := checkHome(ctx, cmd); err != nil {
 		return err
 	}
-	dir := cmd.Args().First()
-	root := cmd.String("evita-home")
-	st, lines, err := analyseHistory(ctx, dir, root, cmd.Float("cp-alpha"))
+	st, lines, err := analyseHistory(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -335,11 +235,11 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 		if err := followChangePoints(ctx, cmd, st, lines); err != nil {
 			return err
 		}
-		if _, lines, err = analyseHistory(ctx, dir, root, cmd.Float("cp-alpha")); err != nil {
+		if _, lines, err = analyseHistory(ctx, cmd); err != nil {
 			return err
 		}
 	}
-	return report.WriteHistory(cmd.Root().Writer, report.BuildHistory(dir, lines), f)
+	return report.WriteHistory(cmd.Root().Writer, report.BuildHistory(cmd.Args().First(), lines), f)
 }
 
 // followChangePoints confirms (an ab series) and bisects (warmstat bisect) each change
@@ -430,41 +330,16 @@ func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {
 	if err := checkHome(ctx, cmd); err != nil {
 		return err
 	}
-	dir := cmd.Args().First()
-	_, lines, err := analyseHistory(ctx, dir, cmd.String("evita-home"), cmd.Float("cp-alpha"))
+	_, lines, err := analyseHistory(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	out := cmd.String("out")
-	if err := claimSite(out); err != nil {
+	dir := cmd.Args().First()
+	h := report.BuildHistory(dir, lines)
+	page, err := report.PublishHistory(cmd.String("out"), h, time.Now())
+	if err != nil {
 		return withCode(exitFailed, err)
 	}
-	h := report.BuildHistory(dir, lines)
-	if err := runfmt.WriteFileAtomic(filepath.Join(out, "index.html"), func(w io.Writer) error { return report.WriteHistoryPage(w, h, time.Now()) }); err != nil {
-		return err
-	}
-	if err := runfmt.WriteJSONAtomic(filepath.Join(out, "history.json"), h); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.Root().Writer, "published %s: %s (%s)\n", dir, filepath.Join(out, "index.html"), report.Plural(len(h.Lines), "line"))
+	fmt.Fprintf(cmd.Root().Writer, "published %s: %s (%s)\n", dir, page, report.Plural(len(h.Lines), "line"))
 	return nil
-}
-
-// claimSite makes dir warmstat's: absent or empty (then marked), or marked before.
-func claimSite(dir string) error {
-	mark := filepath.Join(dir, evitaserver.OwnerMarker)
-	if _, err := os.Stat(mark); err == nil {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if len(entries) > 0 {
-		return fmt.Errorf("%s holds files warmstat did not publish: give a new or empty directory", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(mark, []byte("made by warmstat history publish\n"), 0o644)
 }

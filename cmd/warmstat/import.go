@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -46,7 +46,6 @@ func importCommand() *cli.Command {
 }
 
 func runImport(ctx context.Context, cmd *cli.Command) error {
-	dir := cmd.String("java")
 	cond, err := parseConditions(cmd)
 	if err != nil {
 		return err
@@ -58,48 +57,12 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 	if v := cmd.String("jvm"); v != "" && v != "this" {
 		return usageError(cmd, "--jvm %q: the only JVM warmstat can read is \"this\" (this machine's java)", v)
 	}
-	opts := runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"),
-		ServerHeap: cond.serverHeap, ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}
-	logPath, csvPath := filepath.Join(dir, "stdout.log"), filepath.Join(dir, "per-entity.csv")
-	rep, err := runfmt.ParseHarnessLog(logPath)
+	h := runfmt.HarnessImport{Dir: cmd.String("java"), Out: cmd.String("out"), Machine: mach, Check: analyze.CheckHarnessRun,
+		Options: runfmt.HarnessImportOptions{Build: cmd.String("build"), ServerVersion: cmd.String("server-version"), ServerHeap: cond.serverHeap,
+			ReaderHeap: cond.readerHeap, StorageCompress: cond.compress, CacheEnabled: cond.cache, TrafficRecord: cond.record}}
+	h.Amend = func(m *runfmt.Manifest) error { return importJVMs(cmd, m) }
+	m, err := runfmt.ImportHarness(h)
 	if err != nil {
-		return err
-	}
-	src := dir
-	if abs, err := filepath.Abs(dir); err == nil {
-		src = abs // the manifest names where it came from wherever it is read
-	}
-	m := rep.Manifest(src, opts)
-	m.Machine = mach
-	var writerGC *evitaserver.GCSummary
-	if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
-		gc, err := evitaserver.ParseGCFiles(logs...)
-		if err != nil {
-			return err
-		}
-		young, full := gc.Young, gc.Full
-		m.WriterGC = &runfmt.GCStats{Collections: gc.Pauses(), YoungPauses: &young, FullPauses: &full, PauseNs: gc.PauseNs,
-			ShareOfWallPc: gc.ShareOf(gc.UptimeNs)}
-		writerGC = &gc
-	}
-	if cmd.String("jvm") == "this" {
-		if m.Server.JVM, m.Reader.JVM, err = thisJVM(writerGC); err != nil {
-			return err
-		}
-	}
-	check := func(staged string) error {
-		run, err := runfmt.Open(staged)
-		if err != nil {
-			return err
-		}
-		s, err := analyze.Summarize(run, analyze.QuantilesJava)
-		if err != nil {
-			return err
-		}
-		return analyze.CheckHarnessFigures(rep, s)
-	}
-	out := cmd.String("out")
-	if err := runfmt.WriteHarnessRun(out, m, csvPath, logPath, check); err != nil {
 		return err
 	}
 	machine := "machine unknown (--machine this, or --cores and --memory, record it)"
@@ -107,7 +70,33 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 		machine = fmt.Sprintf("machine %d cores, memory %s", *m.Machine.Cores, analyze.ConditionValue(m, "memory-limit"))
 	}
 	fmt.Fprintf(cmd.Root().Writer, "imported %s -> %s: %d entities, build %s, verification %s, goLive %s, exit code %d, %s\n",
-		dir, out, m.Entities, m.Build.Label, m.Verification.Status, m.GoLive.Status, m.ExitCode, machine)
+		h.Dir, h.Out, m.Entities, m.Build.Label, m.Verification.Status, m.GoLive.Status, m.ExitCode, machine)
+	return nil
+}
+
+// importJVMs records in m what the harness's files do not hold: the writer's GC
+// (--writer-gc-log) and, with --jvm this, this machine's java as the run's JVMs.
+func importJVMs(cmd *cli.Command, m *runfmt.Manifest) error {
+	var writerGC *evitaserver.GCSummary
+	if logs := cmd.StringSlice("writer-gc-log"); len(logs) > 0 {
+		gc, err := evitaserver.ParseGCFiles(logs...)
+		if err != nil {
+			return err
+		}
+		m.WriterGC, writerGC = gc.Record(gc.UptimeNs), &gc
+	}
+	if cmd.String("jvm") != "this" {
+		return nil
+	}
+	var err error
+	m.Server.JVM, m.Reader.JVM, err = evitaserver.ThisJVMs(writerGC)
+	var mismatch *evitaserver.JVMMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return fmt.Errorf("%v: --jvm this does not describe it", mismatch)
+	case err != nil:
+		return fmt.Errorf("--jvm this: %w", err)
+	}
 	return nil
 }
 
@@ -145,30 +134,4 @@ func machineFlags(cmd *cli.Command) (runfmt.Machine, error) {
 		}
 	}
 	return m, nil
-}
-
-// thisJVM is this machine's java as the writer's and the reader's JVM (import --jvm
-// this). The writer's GC log, when given, names the collector the server actually ran
-// and the JVM's version, which must be this java's.
-func thisJVM(gc *evitaserver.GCSummary) (writer, reader *runfmt.JVM, err error) {
-	j, err := evitaserver.LocalJVM()
-	if err != nil {
-		return nil, nil, fmt.Errorf("--jvm this: %w", err)
-	}
-	// options and final flags of the harness's JVMs are not known; what this java takes
-	// from this environment is part of "this machine's java"
-	rec := func() *runfmt.JVM {
-		return &runfmt.JVM{Java: j.Java, Vendor: j.Vendor, Version: j.Version, GC: j.GC, EnvOptions: j.EnvOptions}
-	}
-	writer, reader = rec(), rec()
-	if gc != nil {
-		if gc.JVMVersion != "" && gc.JVMVersion != j.Version {
-			return nil, nil, fmt.Errorf("%s: field Version: the writer ran JVM %s, this machine's java (%s) is %s: --jvm this does not describe it",
-				gc.JVMVersionAt, gc.JVMVersion, j.Java, j.Version)
-		}
-		if gc.Collector != "" {
-			writer.GC = gc.Collector
-		}
-	}
-	return writer, reader, nil
 }

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
-	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/base/progress"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/evitaserver"
@@ -89,7 +83,6 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	subset := collectionSubset(cmd)
 	mode, err := parseLoadMode(cmd)
 	if err != nil {
 		return err
@@ -110,20 +103,19 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	errw := cmd.Root().ErrWriter
 	c := loader.Config{SourceCatalog: cmd.String("source-catalog"), TargetCatalog: cmd.String("target-catalog"),
 		ReplaceTarget: cmd.Bool("replace-target"), Out: cmd.String("out"), BatchSize: cmd.Int("batch-size"),
-		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subset, SkipVerify: cmd.Bool("skip-verify"), Prefetch: cmd.Bool("prefetch"), Manifest: m}
-	c.Warnings = errw
-	c.Progress = liveProgress(errw)
-	if mode.replay { // the whole file is proved sound before any server starts
-		path, err := filepath.Abs(cmd.String("replay"))
-		if err != nil {
+		MaxPerCollection: cmd.Int("max-per-collection"), Collections: subsetFlag(cmd), SkipVerify: cmd.Bool("skip-verify"),
+		Prefetch: cmd.Bool("prefetch"), Manifest: m, Warnings: errw, Progress: liveProgress(errw)}
+	if mode.replay {
+		if err := c.OpenReplay(cmd.String("replay")); err != nil {
 			return err
 		}
-		r, sum, err := openReplay(path)
-		if err != nil {
+		defer c.Replay.Close()
+	}
+	servers := loader.Servers{SourceAddr: cmd.String("source"), TargetAddr: cmd.String("target")}
+	if mode.spawn {
+		if servers.Spawn, err = spawnConfig(cmd, cond, mode.embedded); err != nil {
 			return err
 		}
-		defer r.Close()
-		c.Replay, c.ReplayPath, c.ReplaySHA256 = r, path, sum
 	}
 	if p := cmd.String("cpuprofile"); p != "" {
 		stopProfile, err := startCPUProfile(p)
@@ -134,19 +126,9 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	}
 	leanRuntime()
 	begin := time.Now()
-	var res *loader.Result
-	var loadErr error
+	res, loadErr := loader.Load(ctx, c, servers)
 	if mode.spawn {
-		if res, loadErr, err = spawnLoad(ctx, cmd, cond, mode.embedded, c); err != nil {
-			return err
-		}
-	} else {
-		closeClients, err := dialAttached(ctx, cmd, &c, mode.replay)
-		if err != nil {
-			return err
-		}
-		defer closeClients()
-		res, loadErr = loader.Run(ctx, c)
+		loadErr = spawnHint(loadErr)
 	}
 	if res == nil { // could not start: nothing measured, nothing written
 		return notStarted(loadErr, mode.replay)
@@ -161,35 +143,14 @@ type loadMode struct {
 	replay, spawn, embedded bool
 }
 
-// loadManifest starts the run's manifest from the flags (build, run id, conditions)
-// and the machine.
+// loadManifest starts the run's manifest from the flags (build, run id, conditions).
 func loadManifest(cmd *cli.Command) (runfmt.Manifest, conditions, error) {
-	var m runfmt.Manifest
-	m.Build = runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}
-	m.RunID = cmd.String("run-id")
-	m.Loader.Version = runfmt.UnknownText(version)
+	m := loader.NewManifest(runfmt.Build{Label: cmd.String("build"), Commit: cmd.String("commit")}, cmd.String("run-id"), version)
 	cond, err := parseConditions(cmd)
-	if err != nil {
-		return m, cond, err
+	if err == nil {
+		cond.apply(&m)
 	}
-	cond.apply(&m)
-	if mach, err := evitaserver.ReadMachine(); err == nil {
-		m.Machine = mach.Record()
-	}
-	return m, cond, nil
-}
-
-// collectionSubset is --collections split at its commas, blanks dropped.
-func collectionSubset(cmd *cli.Command) []string {
-	var subset []string
-	if s := cmd.String("collections"); s != "" {
-		for _, c := range strings.Split(s, ",") {
-			if c = strings.TrimSpace(c); c != "" {
-				subset = append(subset, c)
-			}
-		}
-	}
-	return subset
+	return m, cond, err
 }
 
 // parseLoadMode decides the mode from the flags and refuses flags the mode cannot use.
@@ -255,49 +216,6 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// spawnLoad runs the load on servers warmstat starts. err is a setup failure before
-// any server; loadErr is the load's own (with a hint for a failed start).
-func spawnLoad(ctx context.Context, cmd *cli.Command, cond conditions, embeddedMode bool, c loader.Config) (res *loader.Result, loadErr, err error) {
-	errw := cmd.Root().ErrWriter
-	prof, err := writerProfiler(cmd, cmp.Or(cmd.String("work"), cmd.String("out")+".work"), func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
-	if err != nil {
-		return nil, nil, err
-	}
-	sc, err := spawnConfig(cmd, cond)
-	if err != nil {
-		return nil, nil, err
-	}
-	sc.Profiler, sc.Embedded = prof, embeddedMode
-	res, loadErr = loader.Spawn(ctx, sc, c)
-	return res, spawnHint(loadErr), nil
-}
-
-// dialAttached connects to the running servers of attach mode (no source server for a
-// replay); closeClients closes the target, then the source.
-func dialAttached(ctx context.Context, cmd *cli.Command, c *loader.Config, replay bool) (closeClients func(), err error) {
-	var src *evita.Client
-	if !replay {
-		if src, err = evita.Dial(ctx, cmd.String("source"), evita.Options{}); err != nil {
-			return nil, fmt.Errorf("source %s: %w", cmd.String("source"), err)
-		}
-		c.Source = src
-	}
-	dst, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
-	if err != nil {
-		if src != nil {
-			src.Close()
-		}
-		return nil, fmt.Errorf("target %s: %w", cmd.String("target"), err)
-	}
-	c.Target = dst
-	return func() {
-		dst.Close()
-		if src != nil {
-			src.Close()
-		}
-	}, nil
-}
-
 // notStarted explains a load that could not start (nothing measured, nothing written),
 // naming the flag that would let it.
 func notStarted(loadErr error, replay bool) error {
@@ -316,14 +234,7 @@ func notStarted(loadErr error, replay bool) error {
 // (or an error after the run was decided) into the command's.
 func reportLoad(cmd *cli.Command, f report.Format, res *loader.Result, loadErr error, begin time.Time) error {
 	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
-	run, err := runfmt.Open(res.Dir)
-	if err == nil {
-		var s *analyze.RunSummary
-		if s, err = analyze.Summarize(run, analyze.QuantilesJava); err == nil {
-			err = report.WriteRun(out, s, f)
-		}
-	}
-	if err != nil {
+	if err := report.WriteRunDir(out, res.Dir, f); err != nil {
 		return errors.Join(loadErr, err)
 	}
 	fmt.Fprintf(errw, "run %s written to %s in %s\n", res.Manifest.RunID, res.Dir, time.Since(begin).Round(time.Millisecond))
@@ -350,50 +261,43 @@ func reportLoad(cmd *cli.Command, f report.Format, res *loader.Result, loadErr e
 
 // liveProgress is where long work's progress goes: the terminal itself, or, for a
 // log, a line a minute and the end of each line (base/progress).
-func liveProgress(w io.Writer) io.Writer { return progress.For(w, isTerminal(w)) }
-
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+func liveProgress(w io.Writer) io.Writer { return progress.Live(w) }
 
 // spawnConfig reads the spawn-mode flags: the server (make evita's cache or an explicit
-// classpath) and the pinned heaps, which spawn mode requires.
-func spawnConfig(cmd *cli.Command, cond conditions) (loader.SpawnConfig, error) {
-	sc := loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: cmd.String("work"),
-		Compress: true, Probe: evita.Probe}
-	if sc.WorkDir == "" {
-		sc.WorkDir = cmd.String("out") + ".work"
+// classpath), the heaps (pinned; not given: chosen from the snapshot's or the
+// workload's record), the writer's JVM and its profiler.
+func spawnConfig(cmd *cli.Command, cond conditions, embeddedMode bool) (*loader.SpawnConfig, error) {
+	errw := cmd.Root().ErrWriter
+	work := loader.WorkDir(cmd.String("out"), cmd.String("work"))
+	prof, err := writerProfiler(cmd, work, func(s string) { fmt.Fprintf(errw, "warning: %s\n", s) })
+	if err != nil {
+		return nil, err
 	}
+	sc := &loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: work,
+		Compress: true, Probe: evita.Probe, Profiler: prof, Embedded: embeddedMode}
 	if cond.compress != nil {
 		sc.Compress = *cond.compress
 	}
-	if cond.serverHeap != nil { // not given: chosen from the snapshot's metadata
+	if cond.serverHeap != nil {
 		sc.ServerHeap = *cond.serverHeap
 	}
 	if cond.readerHeap != nil {
 		sc.ReaderHeap = *cond.readerHeap
 	}
-	var err error
 	if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
-		return sc, err
-	}
-	for _, o := range cmd.StringSlice("writer-jvm-option") {
-		if !strings.HasPrefix(o, "-") || strings.HasPrefix(o, "-Xm") || strings.Contains(o, "HeapSize") {
-			return sc, usageError(cmd, "--writer-jvm-option %q: a JVM option (starting with -), not a heap size (--server-heap pins the heap)", o)
-		}
+		return nil, err
 	}
 	sc.WriterJVMOptions, sc.NoClassArchive = cmd.StringSlice("writer-jvm-option"), cmd.Bool("no-class-archive")
-	if sc.WarmUp, err = writerWarmUp(cmd); err != nil {
-		return sc, err
+	if err := loader.CheckWriterJVMOptions(sc.WriterJVMOptions); err != nil {
+		return nil, usageError(cmd, "--writer-jvm-option %v (--server-heap pins the heap)", err)
 	}
-	src, err := serverSource(cmd, "spawn mode")
-	sc.Server = src
-	return sc, err
+	if sc.WarmUp, err = writerWarmUp(cmd); err != nil {
+		return nil, err
+	}
+	if sc.Server, err = serverSource(cmd, "spawn mode"); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 // loadLimits refuses batch and cap values that cannot be run (exit 2).
@@ -417,17 +321,11 @@ func spawnPaths(cmd *cli.Command) error {
 			return usageError(cmd, "--%s describes an attached server; a spawned one runs with cache and traffic recording off", f)
 		}
 	}
-	out, err := filepath.Abs(cmd.String("out"))
-	if err != nil {
+	out, work := cmd.String("out"), loader.WorkDir(cmd.String("out"), cmd.String("work"))
+	if err := loader.CheckNesting(out, work); errors.Is(err, loader.ErrNested) {
+		return usageError(cmd, "--out %s and --work %s: %v", out, work, err)
+	} else if err != nil {
 		return err
-	}
-	work, err := filepath.Abs(cmp.Or(cmd.String("work"), cmd.String("out")+".work"))
-	if err != nil {
-		return err
-	}
-	within := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }
-	if within(out, work) || within(work, out) {
-		return usageError(cmd, "--out %s and --work %s: one inside the other (the work directory is emptied before every run)", cmd.String("out"), cmp.Or(cmd.String("work"), cmd.String("out")+".work"))
 	}
 	return nil
 }
@@ -452,22 +350,8 @@ func spawnHint(err error) error {
 	return err
 }
 
-// leanRuntime tunes Go's runtime for a process that measures servers on the same
-// machine (load, ab): its own CPU is taken from them. GOGC or GOMAXPROCS in the
-// environment win.
-func leanRuntime() {
-	if os.Getenv("GOGC") == "" {
-		// the loader's live heap is one fetched batch; collecting at 5x instead of 2x
-		// it costs a few MB and saves most of warmstat's own GC work during the load
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		// the load is one sequence of calls: a second P only lets the scheduler spin
-		// a thread looking for work whenever the loader waits for an answer, on the
-		// cores the servers need
-		runtime.GOMAXPROCS(1)
-	}
-}
+// leanRuntime leaves the machine's CPU to the servers warmstat measures (load, ab).
+func leanRuntime() { loader.LeanRuntime() }
 
 // writerWarmUp is --writer-warm-up (load and ab), checked: 0 to 5 loads.
 func writerWarmUp(cmd *cli.Command) (int, error) {
@@ -475,14 +359,4 @@ func writerWarmUp(cmd *cli.Command) (int, error) {
 		return 0, usageError(cmd, "--writer-warm-up %d: 0 to 5 loads", n)
 	}
 	return cmd.Int("writer-warm-up"), nil
-}
-
-// openReplay verifies a whole workload file and opens it to be replayed, with its SHA-256.
-func openReplay(path string) (*workload.Reader, string, error) {
-	info, err := workload.Verify(path)
-	if err != nil {
-		return nil, "", err
-	}
-	r, err := workload.Open(path)
-	return r, info.SHA256, err
 }

@@ -8,51 +8,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/buildinfo"
 	"github.com/warmstat/warmstat/report"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
 // stamped is the version the Makefile gives the build (-X main.stamped=...).
 var stamped string
 
+// version is the build's name, as runs record it and --version prints it.
 var version = buildVersion(stamped)
 
-// buildVersion is the version the Makefile stamps (-X main.version=...); without one, what
-// the Go toolchain recorded: the module's version (go install ...@v1.2.3, or a pseudo
-// version), else the commit a checkout was built from ("+dirty" with uncommitted
-// changes), else "dev".
-func buildVersion(stamped string) string {
-	if stamped != "" {
-		return stamped
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if len(rev) >= 12 {
-		return rev[:12] + dirty
-	}
-	return "dev"
-}
+// buildVersion names a build: stamped, else what the Go toolchain recorded.
+var buildVersion = buildinfo.Version
 
 // Exit codes, the same for every command.
 const (
@@ -122,16 +93,7 @@ func refusal(ref *analyze.Refusal) error {
 	if len(ref.Mismatches) > 0 {
 		lines = append(lines, "  (--allow-mismatch FIELD compares anyway, stamped NOT COMPARABLE; a build cannot be mixed within a group)")
 	}
-	copies := false
-	for _, d := range ref.Duplicates {
-		copies = copies || !d.SameDirectory
-	}
-	switch {
-	case copies:
-		lines = append(lines, "  (remove the copies: each run directory must hold a different run)")
-	case len(ref.Duplicates) > 0:
-		lines = append(lines, "  (give each run once: a directory of runs already holds the runs inside it)")
-	}
+	lines = append(lines, report.DuplicateAdvice(ref)...)
 	return withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
 }
 
@@ -141,7 +103,7 @@ func main() {
 
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	stdout, stderr = quietOnStop{stdout}, quietOnStop{stderr}
+	stdout, stderr = quietOnStop{W: stdout}, quietOnStop{W: stderr}
 	app := newApp(stdout, stderr)
 	// a command run from inside another (ab's compare and table) is a root of its own:
 	// urfave/cli would otherwise find the caller's command in ctx, make it the parent
@@ -212,6 +174,14 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			embeddedCommand(),
 		},
 	}
+	wire(app)
+	return app
+}
+
+// wire gives every command the house's rules: usage errors as one line, slice flags
+// taking each value whole, value flags given once, stray arguments refused, and
+// errors mapped to exit codes (action).
+func wire(app *cli.Command) {
 	// A usage error is one line and exit 2, never the whole help text; "warmstat help
 	// [command]" works, "warmstat compare help" is not a command of compare.
 	onUsage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
@@ -253,7 +223,6 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			}
 		}
 	}
-	return app
 }
 
 // examples closes a command's description with the command lines its page in docs/

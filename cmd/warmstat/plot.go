@@ -27,7 +27,7 @@ func plotCommand() *cli.Command {
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output file: .svg, .png or .pdf"},
 			&cli.StringFlag{Name: "kind", Value: "cdf", Usage: "cdf | timeline | compare"},
-			&cli.StringFlag{Name: "collection", Usage: "collection to plot (default Product if present, else all collections: *)"},
+			&cli.StringFlag{Name: "collection", Usage: "collection to plot (default: the dominant one, Product if present, else the one with the most entities; * = all collections)"},
 			&cli.IntFlag{Name: "block", Usage: "timeline: upserts per block (default 0: ~200 blocks per run)"},
 			&cli.IntFlag{Name: "width", Value: 960, Usage: "width in pixels"},
 			&cli.IntFlag{Name: "height", Value: 600, Usage: "height in pixels"},
@@ -80,29 +80,18 @@ func runPlot(ctx context.Context, cmd *cli.Command) error {
 		if cmd.Args().Len() == 0 {
 			return usageError(cmd, "plot needs at least one RUN or GROUP directory")
 		}
-		runs, left, err := runsOf(cmd, cmd.Bool("include-failed"))
+		groups, err := openGroups(cmd)
 		if err != nil {
 			return err
 		}
-		for _, x := range left {
-			fmt.Fprintf(w, "note: %s is not plotted: %s\n", x.Run, x.Reason)
-		}
-		coll := cmd.String("collection")
-		if coll == "" {
-			coll = analyze.Overall
-			for _, c := range runs[0].Manifest.Collections {
-				if c.Name == "Product" {
-					coll = "Product"
-				}
+		for _, g := range groups {
+			for _, x := range g.Excluded {
+				fmt.Fprintf(w, "note: %s is not plotted: %s\n", x.Run, x.Reason)
 			}
 		}
-		var profiles []*analyze.Profile
-		for _, r := range runs {
-			pr, err := analyze.ProfileOf(r, coll, q, cmd.Int("block"))
-			if err != nil {
-				return err
-			}
-			profiles = append(profiles, pr)
+		profiles, err := analyze.ProfilesOf(groups, cmd.String("collection"), q, cmd.Int("block"))
+		if err != nil {
+			return err
 		}
 		if kind == "cdf" {
 			p, err = report.CDFPlot(profiles)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/loader"
@@ -37,36 +35,20 @@ func writerProfiler(cmd *cli.Command, workDir string, warn func(string)) (loader
 		}
 		return nil, nil
 	}
-	o := profile.Options{Mode: mode, WorkDir: filepath.Join(workDir, "writer-profile"), Warn: warn}
-	if s := cmd.String("writer-profile-interval"); s != "" {
-		if mode == "alloc" {
-			v, err := runfmt.ParseBytes(s)
-			if err != nil || v <= 0 {
-				return nil, usageError(cmd, "--writer-profile-interval %q: alloc samples by size, e.g. 512k", s)
-			}
-			o.Interval = v
-		} else {
-			d, err := time.ParseDuration(s)
-			if err != nil || d <= 0 {
-				return nil, usageError(cmd, "--writer-profile-interval %q: %s samples by time, e.g. 10ms", s, mode)
-			}
-			o.Interval = int64(d)
-		}
-	}
-	a, err := profile.Fetched(profile.AsyncProfilerVersion)
-	if err != nil {
-		if errors.Is(err, profile.ErrNotFetched) {
-			return nil, fmt.Errorf("--writer-profile %s: %w", mode, err)
-		}
-		return nil, err
-	}
-	o.Artifact = a
-	r, err := profile.New(o)
+	r, err := profile.Open(profile.Setup{Mode: mode, Interval: cmd.String("writer-profile-interval"), WorkDir: workDir, Warn: warn})
+	var ie *profile.IntervalError
 	var oe *profile.OptionError
-	if errors.As(err, &oe) {
+	switch {
+	case err == nil:
+		return r, nil
+	case errors.As(err, &ie):
+		return nil, usageError(cmd, "--writer-profile-interval %v", ie)
+	case errors.Is(err, profile.ErrNotFetched):
+		return nil, fmt.Errorf("--writer-profile %s: %w", mode, err)
+	case errors.As(err, &oe):
 		return nil, usageError(cmd, "--writer-profile%s: %v", map[string]string{"Interval": "-interval"}[oe.Option], oe)
 	}
-	return r, err
+	return nil, err
 }
 
 func profileCommand() *cli.Command {

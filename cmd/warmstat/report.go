@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
@@ -69,41 +68,17 @@ func reportCommand() *cli.Command {
 }
 
 // transportOptions measures the transport's share of each collection of a remote run
-// against embedded runs of the same workload and build (analyze.Transport's rules: any
-// other difference is refused).
+// (report.TransportOptions), its errors naming the flag and the embedded runs.
 func transportOptions(run *runfmt.Run, embeddedPath string, q analyze.Quantiles) (report.RunOptions, error) {
-	if run.Manifest.TargetMode != runfmt.TargetRemote {
-		return report.RunOptions{}, fmt.Errorf("--transport: %s is an %s run; the transport's share is measured on a remote one", run.Dir, run.Manifest.TargetMode)
-	}
-	remote := &analyze.Group{Name: "remote", Path: run.Dir, Build: run.Manifest.Build.Label, Runs: []*runfmt.Run{run}}
-	emb, err := analyze.LoadGroup("embedded", embeddedPath, analyze.LoadOptions{})
-	if err != nil {
-		return report.RunOptions{}, fmt.Errorf("--transport: %w", err)
-	}
-	if _, mode, ok := analyze.TargetModes(remote, emb); !ok || mode != runfmt.TargetEmbedded {
-		return report.RunOptions{}, fmt.Errorf("--transport: the runs in %s are not all embedded (load --target-mode embedded)", embeddedPath)
-	}
-	t, err := analyze.Transport(remote, emb, analyze.CompareOptions{Quantiles: q})
-	var ref *analyze.Refusal
-	if errors.As(err, &ref) { // bad input for a report (exit 1), named field by field
-		var lines []string
-		for _, m := range ref.Mismatches {
-			lines = append(lines, report.MismatchLine(m))
-		}
-		for _, d := range ref.Duplicates {
-			lines = append(lines, "run "+d.RunID+" is on both sides")
-		}
-		return report.RunOptions{}, fmt.Errorf("--transport %s: not the same workload, build and conditions as %s in another target mode: %s",
-			embeddedPath, run.Dir, strings.Join(lines, "; "))
-	}
-	if err != nil {
-		return report.RunOptions{}, fmt.Errorf("--transport %s: %w", embeddedPath, err)
-	}
-	o := report.RunOptions{TransportSharePct: map[string]float64{}, TransportFrom: embeddedPath}
-	for _, r := range t.Rows {
-		if r.SharePct != nil {
-			o.TransportSharePct[r.Collection] = *r.SharePct
-		}
+	o, err := report.TransportOptions(run, embeddedPath, q)
+	var pair *report.TransportPairError
+	switch {
+	case errors.As(err, &pair):
+		return o, fmt.Errorf("--transport %s: %w", embeddedPath, pair.Err)
+	case errors.Is(err, report.ErrNotEmbedded):
+		return o, fmt.Errorf("--transport: the runs in %s are not all embedded (load --target-mode embedded)", embeddedPath)
+	case err != nil:
+		return o, fmt.Errorf("--transport: %w", err)
 	}
 	return o, nil
 }

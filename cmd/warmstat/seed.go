@@ -54,62 +54,69 @@ func seedCommand() *cli.Command {
 			&cli.StringFlag{Name: "heap", Usage: "with --pristine: the seeding server's heap (default: from the catalog's entities, 23 GiB × their share of production's + 1 GiB, what the catalog loads into)"},
 			&cli.StringFlag{Name: "storage-compress", Value: "false", Usage: "with --pristine: the snapshot's storage.compress (true | false); recorded with the snapshot, load --pristine opens it the same way"},
 		}, serverFlags("with --pristine")...),
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			p := seed.DefaultProfile()
-			if f := cmd.String("shape"); f != "" {
-				var err error
-				if p, err = seed.LoadProfile(f); err != nil {
-					return err
-				}
-				if m := p.Measured; m != nil && !cmd.IsSet("scale") {
-					if err := cmd.Set("scale", strconv.FormatFloat(m.Scale, 'g', -1, 64)); err != nil {
-						return err
-					}
-				}
-			}
-			if cmd.Bool("print-profile") {
-				enc := json.NewEncoder(cmd.Root().Writer)
-				enc.SetIndent("", "  ") // a file to edit: line numbers in its errors mean something
-				return enc.Encode(p)
-			}
-			if sc := cmd.Float("scale"); !(sc > 0 && sc <= 10) { // NaN too
-				return usageError(cmd, "--scale %v: must be above 0 and at most 10", sc)
-			}
-			if cl := p.ClampedAt(cmd.Float("scale")); 2*len(cl) > len(p.Collections) { // a few small ones always are
-				fmt.Fprintf(cmd.Root().ErrWriter, "note: at scale %g, %d of %d collections get one entity where their share rounds to none (%s): the catalog is not the profile's in proportion\n",
-					cmd.Float("scale"), len(cl), len(p.Collections), strings.Join(cl, ", "))
-			}
-			if cmd.IsSet("workload") {
-				return seedWorkload(ctx, cmd, p)
-			}
-			ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
-			defer stop()
-			if dir := cmd.String("pristine"); dir != "" {
-				return seedPristine(ctx, cmd, dir, p)
-			}
-			if cmd.IsSet("heap") || cmd.IsSet("storage-compress") {
-				return usageError(cmd, "--heap and --storage-compress set up the server seed --pristine starts; a --target server has its own")
-			}
-			if cmd.String("target") == "" {
-				return usageError(cmd, "seed needs --target host:port, or --pristine DIR")
-			}
-			c, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			st, err := seed.Seed(ctx, c, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), cmd.Bool("replace"), liveProgress(cmd.Root().ErrWriter))
-			if errors.Is(err, seed.ErrCatalogExists) {
-				return fmt.Errorf("%w; --replace drops it", err)
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.Root().Writer, "seeded catalog %s on %s: %d entities in %s (%.1f entities/s), ALIVE\n", cmd.String("catalog"), c.Addr,
-				st.Entities, st.Took.Round(1e6), float64(st.Entities)/st.Took.Seconds())
-			return nil
-		},
+		Action: runSeed,
 	}
+}
+
+func runSeed(ctx context.Context, cmd *cli.Command) error {
+	p := seed.DefaultProfile()
+	if f := cmd.String("shape"); f != "" {
+		var err error
+		if p, err = seed.LoadProfile(f); err != nil {
+			return err
+		}
+		if own, ok := p.OwnScale(); ok && !cmd.IsSet("scale") {
+			if err := cmd.Set("scale", strconv.FormatFloat(own, 'g', -1, 64)); err != nil {
+				return err
+			}
+		}
+	}
+	if cmd.Bool("print-profile") {
+		enc := json.NewEncoder(cmd.Root().Writer)
+		enc.SetIndent("", "  ") // a file to edit: line numbers in its errors mean something
+		return enc.Encode(p)
+	}
+	if sc := cmd.Float("scale"); !(sc > 0 && sc <= 10) { // NaN too
+		return usageError(cmd, "--scale %v: must be above 0 and at most 10", sc)
+	}
+	if cl := p.Disproportionate(cmd.Float("scale")); cl != nil {
+		fmt.Fprintf(cmd.Root().ErrWriter, "note: at scale %g, %d of %d collections get one entity where their share rounds to none (%s): the catalog is not the profile's in proportion\n",
+			cmd.Float("scale"), len(cl), len(p.Collections), strings.Join(cl, ", "))
+	}
+	if cmd.IsSet("workload") {
+		return seedWorkload(ctx, cmd, p)
+	}
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
+	defer stop()
+	if dir := cmd.String("pristine"); dir != "" {
+		return seedPristine(ctx, cmd, dir, p)
+	}
+	return seedTarget(ctx, cmd, p)
+}
+
+// seedTarget is seed --target: the catalog written into a running server.
+func seedTarget(ctx context.Context, cmd *cli.Command, p *seed.Profile) error {
+	if cmd.IsSet("heap") || cmd.IsSet("storage-compress") {
+		return usageError(cmd, "--heap and --storage-compress set up the server seed --pristine starts; a --target server has its own")
+	}
+	if cmd.String("target") == "" {
+		return usageError(cmd, "seed needs --target host:port, or --pristine DIR")
+	}
+	c, err := evita.Dial(ctx, cmd.String("target"), evita.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := seed.Seed(ctx, c, cmd.String("catalog"), p, cmd.Float("scale"), uint64(cmd.Int("seed")), cmd.Bool("replace"), liveProgress(cmd.Root().ErrWriter))
+	if errors.Is(err, seed.ErrCatalogExists) {
+		return fmt.Errorf("%w; --replace drops it", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.Root().Writer, "seeded catalog %s on %s: %d entities in %s (%.1f entities/s), ALIVE\n", cmd.String("catalog"), c.Addr,
+		st.Entities, st.Took.Round(1e6), float64(st.Entities)/st.Took.Seconds())
+	return nil
 }
 
 // seedWorkload is seed --workload: the generator's upserts straight into a workload
@@ -149,13 +156,9 @@ func seedWorkload(ctx context.Context, cmd *cli.Command, p *seed.Profile) error 
 		path, info.Trailer.Entities, cmd.String("catalog"), cmd.Float("scale"), took.Round(time.Millisecond), float64(info.Trailer.Entities)/took.Seconds(),
 		runfmt.FormatSize(info.Size), path)
 	if live := info.Header.LiveHeapEstimateBytes; live != nil {
-		if m, err := evitaserver.ReadMachine(); err == nil {
-			limit := m.Effective()
-			if fit := m.LargestHeap(); evitaserver.NeedHeap(*live) > fit {
-				largest := seed.LargestScaleFor(p, fit)
-				fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
-					runfmt.FormatBytesAtLeast(evitaserver.NeedHeap(*live)), runfmt.FormatSize(*live), info.Header.LiveHeapEstimateSource, runfmt.FormatBytes(&limit), runfmt.FormatBytesExact(&fit), largest)
-			}
+		if f, ok := seed.TooLargeHere(p, *live, info.Header.LiveHeapEstimateSource); ok {
+			fmt.Fprintf(cmd.Root().Writer, "note: its writer needs a heap of at least %s (about %s live, %s); this machine (%s) holds at most %s: it replays up to scale %g here\n",
+				runfmt.FormatBytesAtLeast(f.Need), runfmt.FormatSize(f.Live), f.LiveHeapSource, runfmt.FormatBytes(&f.Memory), runfmt.FormatBytesExact(&f.Largest), f.LargestScale)
 		}
 	}
 	return nil

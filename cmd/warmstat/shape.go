@@ -14,7 +14,6 @@ import (
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/seed"
 	"github.com/warmstat/warmstat/shape"
-	"github.com/warmstat/warmstat/workload"
 )
 
 func shapeCommand() *cli.Command {
@@ -106,16 +105,8 @@ func runShape(ctx context.Context, cmd *cli.Command) error {
 			kind = "server"
 		}
 	}
-	r, err := workload.Open(path)
+	p, err := shape.MeasureFile(path, out, from, shape.Options{From: kind, Anonymise: cmd.Bool("anonymise")})
 	if err != nil {
-		return err
-	}
-	defer r.Close()
-	p, err := shape.Measure(r, shape.Options{From: kind, Anonymise: cmd.Bool("anonymise")})
-	if err != nil {
-		return fmt.Errorf("%s: %w", from, err)
-	}
-	if err := shape.Write(out, p); err != nil {
 		return err
 	}
 	w := cmd.Root().Writer

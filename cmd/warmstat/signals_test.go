@@ -340,7 +340,7 @@ func TestABSeries(t *testing.T) {
 // line: the runs its kills end are not failures to report.
 func TestQuietOnStop(t *testing.T) {
 	var b bytes.Buffer
-	w := quietOnStop{quietOnStop{&b}} // a command run inside another wraps twice
+	w := quietOnStop{W: quietOnStop{W: &b}} // a command run inside another wraps twice
 	fmt.Fprint(w, "before;")
 	stoppingAtOnce.Store(true)
 	defer stoppingAtOnce.Store(false)

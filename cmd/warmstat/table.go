@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/report"
-	"github.com/warmstat/warmstat/runfmt"
 )
 
 func tableCommand() *cli.Command {
@@ -49,30 +49,13 @@ func tableCommand() *cli.Command {
 			if c := cmd.String("columns"); c != "" {
 				keys = strings.Split(c, ",")
 			}
-			groups, err := openGroups(cmd, cmd.Bool("include-failed"))
+			groups, err := openGroups(cmd)
 			if err != nil {
 				return err
 			}
-			var entries []report.TableEntry
-			for i, arg := range cmd.Args().Slice() {
-				g := groups[i]
-				var runs []*analyze.RunSummary
-				for _, run := range g.Runs {
-					s, err := analyze.Summarize(run, q)
-					if err != nil {
-						return err
-					}
-					runs = append(runs, s)
-				}
-				if cmd.Bool("group") {
-					entries = append(entries, report.TableEntry{Label: arg, Runs: runs, Group: true, Excluded: g.Excluded})
-					continue
-				}
-				for _, r := range runs {
-					entries = append(entries, report.TableEntry{Label: r.Run.Dir, Runs: []*analyze.RunSummary{r}})
-				}
-				// what the directory held that is no run: under the table, on no run's row
-				entries = append(entries, report.TableEntry{Label: arg, Excluded: g.Excluded})
+			entries, err := report.TableEntries(cmd.Args().Slice(), groups, q, cmd.Bool("group"))
+			if err != nil {
+				return err
 			}
 			t, err := report.BuildTable(entries, keys)
 			if err != nil {
@@ -83,51 +66,13 @@ func tableCommand() *cli.Command {
 	}
 }
 
-// openGroup opens a run directory or a directory of runs for a table or plot: every
-// run, unverified ones marked by the presentation, failed ones (exit 1) only when
-// asked for. A run counted twice is a refusal.
-func openGroup(path string, includeFailed bool) (*analyze.Group, error) {
-	g, err := analyze.LoadGroup(path, path, analyze.LoadOptions{IncludeUnverified: true, IncludeFailed: true})
-	if err != nil {
-		return nil, err
+// openGroups loads every argument to be shown (analyze.LoadShown), in argument order,
+// naming the flag that shows a failed run.
+func openGroups(cmd *cli.Command) ([]*analyze.Group, error) {
+	groups, err := analyze.LoadShown(cmd.Args().Slice(), cmd.Bool("include-failed"))
+	var failed *analyze.FailedRunError
+	if errors.As(err, &failed) {
+		return nil, fmt.Errorf("%v; --include-failed shows it, marked", failed)
 	}
-	for _, r := range g.Runs {
-		if m := r.Manifest; m.ExitCode == 1 && !includeFailed {
-			return nil, fmt.Errorf("%s failed (verification %s, outcome %s, exit 1): refused; --include-failed shows it, marked",
-				r.Dir, m.Verification.Status, m.Outcome.Status)
-		}
-	}
-	return g, nil
-}
-
-// openGroups opens every argument, in argument order; a run given twice across them is
-// a refusal (exit 3).
-func openGroups(cmd *cli.Command, includeFailed bool) ([]*analyze.Group, error) {
-	var groups []*analyze.Group
-	for _, arg := range cmd.Args().Slice() {
-		g, err := openGroup(arg, includeFailed)
-		if err != nil {
-			return nil, err
-		}
-		groups = append(groups, g)
-	}
-	if err := analyze.RefuseDuplicates(groups...); err != nil {
-		return nil, err
-	}
-	return groups, nil
-}
-
-// runsOf opens every argument's runs, in argument order.
-func runsOf(cmd *cli.Command, includeFailed bool) ([]*runfmt.Run, []analyze.RunNote, error) {
-	groups, err := openGroups(cmd, includeFailed)
-	if err != nil {
-		return nil, nil, err
-	}
-	var runs []*runfmt.Run
-	var left []analyze.RunNote
-	for _, g := range groups {
-		runs = append(runs, g.Runs...)
-		left = append(left, g.Excluded...)
-	}
-	return runs, left, nil
+	return groups, err
 }
