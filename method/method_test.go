@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/evita/pb"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/workload"
@@ -118,5 +119,26 @@ func TestSourcesRefusedBeforeAnything(t *testing.T) {
 	var we *WorkloadError
 	if _, err := Prepare(context.Background(), Options{Workload: filepath.Join(dir, "none.wsw")}); !errors.As(err, &we) {
 		t.Errorf("no workload: %v", err)
+	}
+}
+
+// A workload of a subset of its catalog's collections is judged on the collections it
+// holds: its header counts every collection of the source, Product among them, but a
+// series of it loads only the subset.
+func TestASubsetIsJudgedOnWhatItHolds(t *testing.T) {
+	path := workloadOf(t, map[string]int64{"Brand": 3, "Stock": 9}, 256<<20)
+	info, err := workload.Verify(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Header.SourceCounts["Product"] = 500 // the source's, left out of the file
+	src := Source{Workload: &info}
+	if d := analyze.Dominant(src.Counts()); d != "Stock" {
+		t.Fatalf("the subset's dominant collection: %q", d)
+	}
+	info.Header.MaxPerCollection = 2
+	info.Header.SourceCounts["Brand"] = 3000
+	if c := src.Counts(); c["Brand"] != 2 || c["Stock"] != 2 || len(c) != 2 {
+		t.Fatalf("capped counts: %v", c)
 	}
 }

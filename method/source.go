@@ -52,11 +52,20 @@ func (s Source) Path() string {
 	return filepath.Join(s.Pristine, s.Catalog)
 }
 
-// Counts are the source's collections and their entities (nil when unknown): the
-// workload's header, or the snapshot's metadata.
+// Counts are the collections the series loads and their entities (nil when unknown):
+// a workload's own (the collections it holds, each capped as it was extracted, not every
+// collection of the catalog it was read from), or the snapshot's metadata.
 func (s Source) Counts() map[string]int64 {
 	if s.Workload != nil {
-		return s.Workload.Header.SourceCounts
+		h := s.Workload.Header
+		counts := map[string]int64{}
+		for _, n := range h.Collections {
+			counts[n] = h.SourceCounts[n]
+			if h.MaxPerCollection > 0 {
+				counts[n] = min(counts[n], int64(h.MaxPerCollection))
+			}
+		}
+		return counts
 	}
 	info, err := evitaserver.ReadSnapshot(s.Pristine, s.Catalog)
 	if err != nil || len(info.Counts) == 0 {

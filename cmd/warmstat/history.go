@@ -77,7 +77,7 @@ func historyCommand() *cli.Command {
 				Usage:     "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
 				ArgsUsage: "HISTORY",
 				Description: "Writes SITE/index.html (and SITE/history.json): per line its conditions, a chart per metric with every build's\n" +
-					"figure, the levels between change points, the change points marked and linked to what confirmed and bisected\n" +
+					"figure as its change points were found (the machine's speed set aside; the plain figure faint beside), the levels between change points, the change points marked and linked to what confirmed and bisected\n" +
 					"them, and a table of the builds. No script, nothing fetched; every chart has a text alternative. SITE is made\n" +
 					"new or is one warmstat published before (it carries .warmstat-owned); nothing else is overwritten." +
 					examples("warmstat history publish hist --out site"),
