@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -198,4 +200,52 @@ func (m *Method) conditions() string {
 		out += " duet-placement=" + map[bool]string{true: "split", false: "shared"}[o.Split]
 	}
 	return out
+}
+
+// GateError is a gate naming a collection the source does not hold.
+type GateError struct {
+	Gate, Collection, Source string
+	Have                     []string // the source's collections, sorted
+}
+
+func (e *GateError) Error() string {
+	hint := ""
+	for _, n := range e.Have {
+		if strings.EqualFold(n, e.Collection) {
+			hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(e.Gate, e.Collection+"/"))
+		}
+	}
+	return fmt.Sprintf("%s has no collection %q (it has %s or *)%s", e.Source, e.Collection, strings.Join(e.Have, ", "), hint)
+}
+
+// CheckGates refuses a gate or watched metric naming a collection the source does not
+// hold, before any run (a comparison refuses it too, but only once runs exist). A
+// source that records no collections is checked by the first look.
+func (m *Method) CheckGates() error {
+	counts := m.Source.Counts()
+	if len(counts) == 0 {
+		return nil
+	}
+	have := slices.Sorted(maps.Keys(counts))
+	for _, g := range append(m.Gates(), m.Watch()...) {
+		coll, _, _ := strings.Cut(g, "/")
+		if coll != "*" && !slices.Contains(have, coll) {
+			return &GateError{Gate: g, Collection: coll, Source: m.Source.Name(), Have: have}
+		}
+	}
+	return nil
+}
+
+// DefaultDir is a series' directory when none is given: ab-A-vs-B, each label kept to
+// the characters a file name takes everywhere.
+func DefaultDir(a, b string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return "ab-" + clean(a) + "-vs-" + clean(b)
 }

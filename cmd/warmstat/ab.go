@@ -125,7 +125,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	}
 	out := cmd.String("out")
 	if out == "" {
-		out = defaultSeriesDir(sides["A"].Label, sides["B"].Label)
+		out = method.DefaultDir(sides["A"].Label, sides["B"].Label)
 		fmt.Fprintf(cmd.Root().ErrWriter, "series directory: %s (--out DIR to choose; the same command continues it)\n", out)
 	}
 	dir, err := filepath.Abs(out)
@@ -198,19 +198,6 @@ func seriesError(cmd *cli.Command, ctx context.Context, err error) error {
 	return err
 }
 
-// defaultSeriesDir is a series' directory when --out is not given: ab-A-vs-B, each
-// label kept to the characters a file name takes everywhere.
-func defaultSeriesDir(a, b string) string {
-	clean := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-				return r
-			}
-			return '_'
-		}, s)
-	}
-	return "ab-" + clean(a) + "-vs-" + clean(b)
-}
 
 // fixedPairs makes plan a fixed-size series of --pairs pairs: paired, one look at the
 // end. The flags that shape a sequential series are refused beside it.
@@ -246,7 +233,7 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 	// the order a reader follows: the runs and their health, the full comparison, the
 	// table, and last the answer with what to do next
 	report.SeriesRuns(detail, st)
-	if err := seriesDetail(detail, st, dir); err != nil {
+	if err := report.SeriesDetail(detail, st, dir); err != nil {
 		fmt.Fprintf(errw, "warmstat: %v\n", err) // the answer below still stands: it is the series' own
 	}
 
@@ -256,88 +243,6 @@ func finishSeries(ctx context.Context, cmd *cli.Command, st *series.State, dir s
 	}
 	if cmd.Bool("fail-on-regression") && len(ans.Slower) > 0 {
 		return withCode(exitRegression, fmt.Errorf("regression: %s slower", strings.Join(ans.Slower, ", ")))
-	}
-	return nil
-}
-
-// seriesDetail shows a finished series as compare, table --group and plot --kind
-// compare show its sides (with their defaults: 95 % intervals of the series' pairs,
-// unless it ran unpaired), composed from the packages they call.
-func seriesDetail(w io.Writer, st *series.State, dir string) error {
-	a, b := filepath.Join(dir, "A"), filepath.Join(dir, "B")
-	opts := analyze.CompareOptions{ThresholdPct: 2, Method: analyze.Unpaired, Resamples: 10000, Seed: 1, Quantiles: analyze.QuantilesJava}
-	if !st.Plan.Unpaired {
-		opts.Method, opts.Pairs = analyze.Paired, st.Pairs(dir)
-	}
-	var groups []*analyze.Group
-	var runs [2][]*analyze.RunSummary
-	for i, p := range []string{a, b} {
-		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, analyze.LoadOptions{})
-		if err != nil {
-			return err
-		}
-		groups = append(groups, g)
-		for _, r := range g.Runs {
-			s, err := analyze.Summarize(r, analyze.QuantilesJava)
-			if err != nil {
-				return err
-			}
-			runs[i] = append(runs[i], s)
-		}
-	}
-	fmt.Fprintf(w, "\n== warmstat compare %s %s (95 %% intervals of the final runs; the series' verdicts below use the sequential interval)\n", a, b)
-	c, err := analyze.Compare(groups[0], groups[1], opts)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteCompare(w, c, report.CompareView{MoreHint: "with --all"}, report.Text); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n== warmstat table --group %s %s\n", a, b)
-	t, err := report.BuildTable([]report.TableEntry{{Label: a, Runs: runs[0], Group: true, Excluded: groups[0].Excluded},
-		{Label: b, Runs: runs[1], Group: true, Excluded: groups[1].Excluded}}, nil)
-	if err == nil {
-		err = report.WriteTable(w, t, report.Markdown)
-	}
-	if err != nil {
-		return err
-	}
-	svg, size := filepath.Join(dir, "compare.svg"), report.PlotSize{W: 960, H: 600}
-	p, err := report.ComparePlot(c, false)
-	if err == nil {
-		err = report.SaveAs(p, size, svg)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "wrote %s (%dx%d)\n", svg, size.W, size.H)
-	return nil
-}
-
-// gatesInSnapshot refuses a gate naming a collection the snapshot does not hold, before
-// any run (compare refuses it too, but only once runs exist): the collections are in
-// the snapshot's metadata. A snapshot without metadata is checked by the first look.
-func gatesInSource(cmd *cli.Command, what string, counts map[string]int64, gates []string) error {
-	if len(counts) == 0 {
-		return nil
-	}
-	var names []string
-	for n := range counts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, g := range gates {
-		coll, _, _ := strings.Cut(g, "/")
-		if coll == "*" || counts[coll] != 0 || slices.Contains(names, coll) {
-			continue
-		}
-		hint := ""
-		for _, n := range names {
-			if strings.EqualFold(n, coll) {
-				hint = fmt.Sprintf("; names are case-sensitive: did you mean %s/%s?", n, strings.TrimPrefix(g, coll+"/"))
-			}
-		}
-		return usageError(cmd, "%s %q: %s has no collection %q (it has %s or *)%s", gateFlagOf(cmd, g), g, what, coll, strings.Join(names, ", "), hint)
 	}
 	return nil
 }

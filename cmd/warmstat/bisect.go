@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -180,14 +179,14 @@ func bisectOf(ctx context.Context, cmd *cli.Command, gate string, where bisectRa
 	if b.Dir, err = filepath.Abs(where.dir); err != nil {
 		return b, err
 	}
-	if err := bisectDirUsable(b.Dir, root); err != nil {
-		return b, usageError(cmd, "%v", err)
+	if err := bisect.DirUsable(b.Dir, root); err != nil {
+		return b, usageError(cmd, "--out %v", err)
 	}
 	cache := cmd.String("build-cache")
 	if cache == "" {
 		cache = filepath.Join(cachedir.Root(), "builds")
 	}
-	if err := writable(cache); err != nil {
+	if err := bisect.Writable(cache); err != nil {
 		return b, fmt.Errorf("--build-cache %s: %w", cache, err)
 	}
 	if b.Good, b.Commits, err = bisect.Range(ctx, root, where.good, where.bad); err != nil {
@@ -244,38 +243,3 @@ func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
 	return dom + "/mean", nil
 }
 
-// bisectDirUsable refuses a bisect directory warmstat would not own: one inside the
-// checkout (which is only read), or an existing directory with files and no bisect in
-// it (someone else's).
-func bisectDirUsable(dir, root string) error {
-	if rel, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(rel) || dir == root {
-		return fmt.Errorf("--out %s is inside the checkout %s, which a bisect only reads: give a directory outside it", dir, root)
-	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(dir, bisect.File)); err != nil {
-		return fmt.Errorf("--out %s holds files and no %s: not a bisect warmstat started; give a new or empty directory", dir, bisect.File)
-	}
-	return nil
-}
-
-// writable makes dir if needed and proves a file can be written in it.
-func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".writable-*")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}

@@ -282,7 +282,7 @@ func confirmer(cmd *cli.Command) func(ctx context.Context, req history.ConfirmRe
 		if err != nil {
 			return nil, err
 		}
-		if err := seriesDetail(errw, st, req.Dir); err != nil {
+		if err := report.SeriesDetail(errw, st, req.Dir); err != nil {
 			fmt.Fprintf(errw, "warmstat: %v\n", err)
 		}
 		return st, report.WriteSeriesAnswer(errw, report.BuildSeriesAnswer(st, req.Dir), report.Text)

@@ -58,8 +58,9 @@ func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.O
 		return nil, err
 	}
 	sayMethod(cmd, m)
-	if err := gatesInSource(cmd, m.Source.Name(), m.Source.Counts(), append(m.Gates(), m.Watch()...)); err != nil {
-		return nil, err // before the builds are identified and compiled
+	var ge *method.GateError // before the builds are identified and compiled
+	if err := m.CheckGates(); errors.As(err, &ge) {
+		return nil, usageError(cmd, "%s %q: %v", gateFlagOf(cmd, ge.Gate), ge.Gate, err)
 	}
 	return m, nil
 }
