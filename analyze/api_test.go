@@ -19,14 +19,14 @@ import (
 // new export is a decision: add it here.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Advice", "Block", "ChangePoint", "ChangePointOptions", "ChangePoints", "CheckHarnessFigures", "CollectionSummary",
+		"Advice", "Block", "ChangePoint", "ChangePointOptions", "ChangePoints", "CheckHarnessFigures", "CheckHarnessRun", "CollectionSummary",
 		"CombineFleet", "Compare", "CompareOptions", "Comparison", "Comparison.Comparable", "Comparison.Duet", "ConditionValue",
-		"ContractFields", "CostStats", "Decomposition", "Dominant", "DominantOf", "Duplicate", "Equivalent", "Estimate", "EstimateOf", "Faster",
-		"Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateLook", "GateLook.Resolved",
+		"ContractFields", "CostStats", "Decomposition", "Dominant", "DominantOf", "Duplicate", "Equivalent", "Estimate", "EstimateOf", "FailedRunError", "FailedRunError.Error", "Faster",
+		"Fleet", "FleetMismatch", "FleetRefusal", "FleetRefusal.Error", "FleetRow", "FleetSeries", "GateFailures", "GateLook", "GateLook.Resolved",
 		"GateResult", "GeoMean", "Group", "Health", "Heterogeneity", "HeterogeneityAlpha", "Insufficient", "LineFields", "LoadGroup",
-		"LoadOptions", "Look", "LookAt", "MachineChange", "MachineSpeed", "Mark", "Method", "Method.Bootstrap", "Metric", "Mismatch",
+		"LoadOptions", "LoadShown", "Look", "LookAt", "MachineChange", "MachineSpeed", "Mark", "MeasuresTransport", "Method", "Method.Bootstrap", "Metric", "Mismatch",
 		"OptionError", "OptionError.Error", "Overall", "Pair", "Paired", "PairsByStartTime", "ParseMethod", "ParseQuantiles",
-		"Profile", "ProfileOf", "Quantiles", "QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row",
+		"Profile", "ProfileOf", "ProfilesOf", "Quantiles", "QuantilesJava", "QuantilesLinear", "Refusal", "Refusal.Error", "RefuseDuplicates", "Row",
 		"Row.Name", "RunHealth", "RunNote", "RunSummary", "Segmentation", "SequentialPlan", "SequentialPlan.Check",
 		"SequentialPlan.FirstLook", "SequentialPlan.Level", "SeriesSetting", "Setting", "Slower", "Stats", "Summarize", "TargetModes",
 		"Transport", "TransportCost", "TransportRow", "TransportRow.Dominated", "Unpaired", "Unresolved", "Verdict",

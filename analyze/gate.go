@@ -18,6 +18,20 @@ type GateResult struct {
 	Reason     string  `json:"reason,omitempty"`
 }
 
+// GateFailures names the gates a judgement fails on: those judged slower, and those
+// not judged, each with its reason ("Product/mean (1 run(s) in A, ...)").
+func GateFailures(gates []GateResult) (slower, unjudged []string) {
+	for _, g := range gates {
+		if g.Regression {
+			slower = append(slower, g.Gate)
+		}
+		if !g.Judged {
+			unjudged = append(unjudged, g.Gate+" ("+g.Reason+")")
+		}
+	}
+	return slower, unjudged
+}
+
 // judgeGates evaluates each gate against the comparison's rows.
 func (c *Comparison) judgeGates(gates []string) error {
 	g, err := judgeGates(c.Rows, gates, c.Dominant, c.Collections, c.prefetch)

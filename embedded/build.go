@@ -61,6 +61,15 @@ func Check(src evitaserver.Source) error {
 // classpath's checksum) and version of our source.
 func CacheDir() string { return filepath.Join(filepath.Dir(evitaserver.FetchDir()), "embedded") }
 
+// BuildSource is Build for a source not yet identified (its jars found and read).
+func BuildSource(src evitaserver.Source, progress func(string)) (string, error) {
+	id, err := src.Identify()
+	if err != nil {
+		return "", err
+	}
+	return Build(src, id, progress)
+}
+
 // Build returns the writer's jar, its classes compiled against src's jars (javac, a
 // few seconds) the first time. progress, if set, hears of a
 // compilation.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/analyze"
@@ -27,6 +28,20 @@ var Metrics = []Metric{
 	{FigurePublishing, "publishing (load + goLive)", "s", true},
 	{FigureGoLive, "goLive", "s", true},
 	{FigureProductAlloc, "Product allocation per upsert", "KB", false},
+}
+
+// IsMetric says whether figure is one a history follows (one of Metrics).
+func IsMetric(figure string) bool {
+	return slices.ContainsFunc(Metrics, func(m Metric) bool { return m.Figure == figure })
+}
+
+// MetricNames lists the figures a history follows, for people choosing one.
+func MetricNames() string {
+	var n []string
+	for _, m := range Metrics {
+		n = append(n, m.Figure)
+	}
+	return strings.Join(n, ", ")
 }
 
 // Series is one metric of a line: per build, the geometric mean of its points'

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -152,6 +153,20 @@ func RefusalLines(r *analyze.Refusal) []string {
 		}
 	}
 	return lines
+}
+
+// Refused states err, when it is a refusal and the output is JSON, as its refusal
+// document on w (a script reading stdout sees "comparable": false, not nothing). The
+// groups read so far (nil when not yet read) and the options are stated in it. It
+// returns err, or the error writing the document.
+func Refused(w io.Writer, f Format, err error, o analyze.CompareOptions, groups []*analyze.Group) error {
+	var ref *analyze.Refusal
+	if errors.As(err, &ref) && f == JSON {
+		if werr := WriteJSON(w, RefusalJSON(ref, o, groups[0], groups[1])); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 // RefusalJSON is the JSON document of a refusal.

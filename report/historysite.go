@@ -29,6 +29,12 @@ func HistoryAdded(w io.Writer, hist string, added []history.Added) {
 	}
 }
 
+// HistoryPublished says where the page of the history in hist went, and how many
+// lines it shows.
+func HistoryPublished(w io.Writer, hist, page string, h *HistoryJSON) {
+	fmt.Fprintf(w, "published %s: %s (%s)\n", hist, page, Plural(len(h.Lines), "line"))
+}
+
 // PublishHistory writes the history h into the site directory as index.html (the
 // page) and history.json (its figures), each written whole. The site must be new,
 // empty, or one published before: a user's directory is never overwritten.

@@ -62,4 +62,3 @@ func SeriesDetail(w io.Writer, st *series.State, dir string) error {
 	fmt.Fprintf(w, "wrote %s (%dx%d)\n", svg, size.W, size.H)
 	return nil
 }
-

@@ -53,6 +53,32 @@ func ParseBytes(s string) (int64, error) {
 	return int64(v), nil
 }
 
+// SizeError is a size a person gave that reads but cannot be a heap: Value as given,
+// Msg why.
+type SizeError struct{ Value, Msg string }
+
+func (e *SizeError) Error() string { return e.Value + ": " + e.Msg }
+
+// ParseHeapSize reads a heap (or a machine's memory) a person gave: positive, with its
+// unit, and at least the 2 MiB a JVM takes. "1.5" means 1.5 GiB to a person and 1 byte
+// to a parser, so a size without its unit is refused, never guessed. A size that does
+// not read is ParseBytes' error; one that reads but cannot be a heap is a *SizeError.
+func ParseHeapSize(s string) (int64, error) {
+	raw := strings.TrimSpace(s)
+	v, err := ParseBytes(raw)
+	switch {
+	case err != nil:
+		return 0, err
+	case v <= 0:
+		return 0, &SizeError{s, "a size must be positive"}
+	case strings.ContainsAny(raw[len(raw)-1:], "0123456789."):
+		return 0, &SizeError{raw, "give the size with its unit (k, m, g or t: 1536m, 1.5g)"}
+	case v < 2<<20:
+		return 0, &SizeError{raw, "below 2m, the smallest heap a JVM takes"}
+	}
+	return v, nil
+}
+
 // FormatBytes renders a size in the one notation the heap flags take: "23g", "1.5g",
 // "3.75g", "512m", "64k" (binary units, up to two decimals, trailing zeros dropped), so a
 // printed heap reads back as the flag value it was and two heaps side by side never mix

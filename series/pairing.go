@@ -13,6 +13,21 @@ type UnpairedError struct{ Err error }
 func (e *UnpairedError) Error() string { return e.Err.Error() }
 func (e *UnpairedError) Unwrap() error { return e.Err }
 
+// LoadSides reads the two sides of a comparison, A from pathA and B from pathB, and
+// settles their pairing into o (Pairing). On an error it returns the sides read so
+// far (nil where not read): a refusal states them.
+func LoadSides(pathA, pathB string, load analyze.LoadOptions, o *analyze.CompareOptions, methodChosen bool) ([]*analyze.Group, error) {
+	groups := make([]*analyze.Group, 2)
+	for i, p := range []string{pathA, pathB} {
+		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, load)
+		if err != nil {
+			return groups, err
+		}
+		groups[i] = g
+	}
+	return groups, Pairing(pathA, pathB, groups[0], groups[1], o, methodChosen)
+}
+
 // Pairing settles how groups a and b, read from pathA and pathB, are paired when
 // compared with o. Two sides of one series (DIR/A and DIR/B, either way round) are
 // compared by the pairs its series.json records (the runs it ran back to back), unless

@@ -20,20 +20,12 @@ func combineCommand() *cli.Command {
 		Name:      "combine",
 		Usage:     "one verdict from a fleet: the fixed-size series of one plan run on several machines (warmstat ab --pairs N), combined",
 		ArgsUsage: "SERIES SERIES...",
-		Description: "Each SERIES is a series directory from one machine, made by warmstat ab --pairs N with the same plan on\n" +
-			"every machine: the same builds (their jars' digests, read from the runs), workload, heaps and conditions;\n" +
-			"the machines themselves may differ (CPU, cores, memory). Inside a pair both builds ran on one machine side by\n" +
-			"side, so every pair measures the same change whatever its machine's speed: the pairs stay inside their\n" +
-			"machine, each machine keeps its own noise, and the fleet's change is the mean over all pairs with a\n" +
-			"Satterthwaite t-interval. Each machine's own change and interval are shown; whether the change itself\n" +
-			"differs between the machines is tested apart (each machine with its own noise) and stated with its p,\n" +
-			"never hidden in a wider interval. Verdicts, thresholds and gates as compare.\n\n" +
-			"Refuses (exit 3) series of different plans (naming the field, the side and the series), a run found in\n" +
-			"two series (a copied series is not another machine), and a series its own comparison refuses; a series\n" +
-			"that is unfinished, unpaired or sequential (ab without --pairs stops at its own looks, which would bias the\n" +
-			"combined figure) is an input error (exit 1).\n" +
-			"Exit codes: 0 combined, 1 bad input, 2 usage error, 3 refused (or a gate not judged with --require-verdict),\n" +
-			"4 a gate slower with --fail-on-regression." +
+		Description: "Each SERIES is one machine's fixed-size series (warmstat ab --pairs N), all of one plan: builds, workload, heaps.\n" +
+			"Pairs stay inside their machine; the fleet's change is the mean over all pairs, with a Satterthwaite interval.\n" +
+			"Each machine's change is shown, and whether the machines disagree is tested apart. Verdicts and gates as compare.\n" +
+			"Exit codes: 0 combined, 1 bad input (a series unfinished, unpaired or sequential), 2 usage error,\n" +
+			"3 refused (other plans, a run in two series; or a gate not judged with --require-verdict),\n" +
+			"4 a gate slower with --fail-on-regression. docs/combine.md has the rest." +
 			examples("warmstat combine series/m1 series/m2 series/m3",
 				"warmstat combine --format md series/m1 series/m2 series/m3"),
 		Flags: []cli.Flag{

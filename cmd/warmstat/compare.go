@@ -17,28 +17,12 @@ func compareCommand() *cli.Command {
 		Name:      "compare",
 		Usage:     "did build B make publishing faster or slower than build A? (runs as the unit, honest verdicts)",
 		ArgsUsage: "A B",
-		Description: "A and B are each a run directory or a directory of run directories (one build, repeated runs).\n" +
-			"For every metric it prints A, B (geometric means across runs), the change, a 95 % interval of the\n" +
-			"change and a verdict: faster / slower only when the whole interval clears the noise threshold,\n" +
-			"unresolved otherwise, insufficient without an interval (fewer than 2 runs on a side, or runs that\n" +
-			"all agree exactly). Intervals of figures from a coarse clock (0.1 s in imported Java reports) are\n" +
-			"widened by its rounding. Every run left out of a group or of a metric is listed with its reason.\n\n" +
-			"Intervals treat the run as the unit of replication. --method welch-t (default) is a Welch t-interval\n" +
-			"on per-run log statistics: measured calibrated at 2-5 runs per build. two-stage-bootstrap (runs, then\n" +
-			"samples inside runs) and cluster-bootstrap (runs only) are available for study; both are\n" +
-			"anti-conservative below ~10 runs. --resamples and --seed make bootstrap output reproducible.\n\n" +
-			"Refuses (exit 3, no comparison printed) when a recorded condition differs between or within groups:\n" +
-			"  " + strings.Join(analyze.ContractFields(), ", ") + "\n" +
-			"(the build is expected to differ between A and B, and the server version with it, never within a group),\n" +
-			"and when a run appears twice (a copied run directory, or the same run on both sides).\n" +
-			"Two groups of one build (the same build label) that differ only in target mode (load --target-mode\n" +
-			"embedded) are not refused:\n" +
-			"compare then prints what the transport costs per collection, remote - embedded per upsert with its\n" +
-			"interval across runs and its share of the remote figure (a measurement of gRPC, not a build verdict).\n\n" +
-			"Gates (--gate COLLECTION/METRIC, default the dominant collection's mean and */ingest) are listed with\n" +
-			"their outcome whenever --gate, --fail-on-regression or --require-verdict is given.\n" +
-			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with\n" +
-			"--require-verdict), 4 a gate slower with --fail-on-regression." +
+		Description: "A and B: each a run directory, or a directory of runs of one build. Runs are the unit.\n" +
+			"Per metric: A and B (geometric means), the change, its 95 % interval and a verdict.\n" +
+			"faster or slower only when the whole interval clears the noise threshold; unresolved otherwise.\n" +
+			"Refuses (exit 3) when a recorded condition differs, or a run appears twice.\n" +
+			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with --require-verdict),\n" +
+			"4 a gate slower with --fail-on-regression. docs/compare.md has the rest." +
 			examples("warmstat compare runs/v2026.2.2 runs/v2026.2.3",
 				"warmstat compare series/my-branch/A series/my-branch/B",
 				"warmstat compare --fail-on-regression runs/main runs/pr-1395"),
@@ -86,13 +70,13 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		}
 		t, err := analyze.Transport(groups[0], groups[1], opts)
 		if err != nil {
-			return refused(cmd, f, err, opts, groups)
+			return report.Refused(cmd.Root().Writer, f, err, opts, groups)
 		}
 		return report.WriteTransport(out, t, f)
 	}
 	c, err := analyze.Compare(groups[0], groups[1], opts)
 	if err != nil {
-		return refused(cmd, f, err, opts, groups)
+		return report.Refused(cmd.Root().Writer, f, err, opts, groups)
 	}
 	if err := report.WriteCompare(out, c, report.CompareView{All: cmd.Bool("all"), MoreHint: "with --all"}, f); err != nil {
 		return err
@@ -105,15 +89,7 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 // unjudged gate is noted on stderr otherwise. where says what was judged ("" or
 // " across the fleet").
 func gatesOutcome(cmd *cli.Command, gates []analyze.GateResult, where string) error {
-	var slower, unjudged []string
-	for _, g := range gates {
-		if g.Regression {
-			slower = append(slower, g.Gate)
-		}
-		if !g.Judged {
-			unjudged = append(unjudged, g.Gate+" ("+g.Reason+")")
-		}
-	}
+	slower, unjudged := analyze.GateFailures(gates)
 	switch {
 	case len(slower) > 0 && cmd.Bool("fail-on-regression"):
 		return withCode(exitRegression, fmt.Errorf("regression: %s slower%s", strings.Join(slower, ", "), where))
@@ -134,7 +110,7 @@ func buildComparison(cmd *cli.Command, pathA, pathB string, f report.Format) (*a
 	}
 	c, err := analyze.Compare(groups[0], groups[1], opts)
 	if err != nil {
-		return nil, refused(cmd, f, err, opts, groups)
+		return nil, report.Refused(cmd.Root().Writer, f, err, opts, groups)
 	}
 	return c, nil
 }
@@ -156,39 +132,24 @@ func loadComparison(cmd *cli.Command, pathA, pathB string, f report.Format) ([]*
 		return nil, opts, usageError(cmd, "--resamples 0: bootstrap resamples must be from 100 to 1,000,000")
 	}
 	load := analyze.LoadOptions{IncludeUnverified: cmd.Bool("include-unverified")}
-	groups := make([]*analyze.Group, 2)
-	for i, p := range []string{pathA, pathB} {
-		g, err := analyze.LoadGroup([]string{"A", "B"}[i], p, load)
-		if err != nil {
-			return nil, opts, refused(cmd, f, err, opts, groups)
+	groups, err := series.LoadSides(pathA, pathB, load, &opts, cmd.IsSet("method"))
+	for _, g := range groups { // a run left out as unverified: the flag that uses it
+		if g == nil {
+			continue
 		}
 		for k, e := range g.Excluded {
 			if strings.HasPrefix(e.Reason, "unverified") {
 				g.Excluded[k].Reason += " (--include-unverified uses it)"
 			}
 		}
-		groups[i] = g
 	}
 	// a series' sides are judged by the pairs it ran, unless --method says otherwise
 	var unpaired *series.UnpairedError
-	err = series.Pairing(pathA, pathB, groups[0], groups[1], &opts, cmd.IsSet("method"))
 	if errors.As(err, &unpaired) {
 		return nil, opts, usageError(cmd, "--method %s: %v", analyze.Paired, unpaired.Err)
 	}
 	if err != nil {
-		return nil, opts, err
+		return nil, opts, report.Refused(cmd.Root().Writer, f, err, opts, groups)
 	}
 	return groups, opts, nil
-}
-
-// refused writes, for JSON output, the refusal document that goes with a refusal.
-// The groups read so far (nil when not yet read) and the options are stated in it.
-func refused(cmd *cli.Command, f report.Format, err error, opts analyze.CompareOptions, groups []*analyze.Group) error {
-	var ref *analyze.Refusal
-	if errors.As(err, &ref) && f == report.JSON {
-		if werr := report.WriteJSON(cmd.Root().Writer, report.RefusalJSON(ref, opts, groups[0], groups[1])); werr != nil {
-			return werr
-		}
-	}
-	return err
 }

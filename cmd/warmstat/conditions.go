@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -31,31 +33,27 @@ func serverFlags(what string) []cli.Flag {
 	}
 }
 
-// serverSource resolves the one server flag given.
+// serverSources are the server flags, each with the source form ab's --a/--b write.
+var serverSources = []struct{ flag, kind string }{
+	{"evita-version", "release"}, {"classpath", "classpath"}, {"server-jar", "jar"}, {"evita-home", "checkout"},
+}
+
+// serverSource resolves the one server flag given, in the forms ab's --a/--b take
+// (a "~" is expanded: --evita-home=~/src reaches us as typed).
 func serverSource(cmd *cli.Command, what string) (evitaserver.Source, error) {
-	var set []string
-	for _, f := range []string{"evita-version", "classpath", "server-jar", "evita-home"} {
-		if cmd.String(f) != "" {
-			set = append(set, "--"+f)
+	var set, spec []string
+	for _, s := range serverSources {
+		if v := cmd.String(s.flag); v != "" {
+			set, spec = append(set, "--"+s.flag), append(spec, s.kind+":"+v)
 		}
 	}
 	switch len(set) {
 	case 0:
 		return evitaserver.Source{}, usageError(cmd, "%s needs a server: --evita-version V (fetched by make evita EVITA_VERSION=V), --classpath CP, --server-jar FILE or --evita-home CHECKOUT", what)
 	case 1:
-	default:
-		return evitaserver.Source{}, usageError(cmd, "%s takes one server, got %s", what, strings.Join(set, " and "))
+		return evitaserver.ParseSource(spec[0])
 	}
-	// the same forms as ab's --a/--b (a "~" is expanded: --evita-home=~/src reaches us as typed)
-	switch {
-	case cmd.String("evita-version") != "":
-		return evitaserver.ParseSource("release:" + cmd.String("evita-version"))
-	case cmd.String("classpath") != "":
-		return evitaserver.ParseSource("classpath:" + cmd.String("classpath"))
-	case cmd.String("server-jar") != "":
-		return evitaserver.ParseSource("jar:" + cmd.String("server-jar"))
-	}
-	return evitaserver.ParseSource("checkout:" + cmd.String("evita-home"))
+	return evitaserver.Source{}, usageError(cmd, "%s takes one server, got %s", what, strings.Join(set, " and "))
 }
 
 // conditions holds the parsed condition flags.
@@ -66,21 +64,13 @@ type conditions struct {
 
 func parseConditions(cmd *cli.Command) (conditions, error) {
 	var c conditions
-	var err error
-	if c.serverHeap, err = optBytes(cmd, "server-heap"); err != nil {
-		return c, err
-	}
-	if c.readerHeap, err = optBytes(cmd, "reader-heap"); err != nil {
-		return c, err
-	}
-	if c.compress, err = optBool(cmd, "storage-compress"); err != nil {
-		return c, err
-	}
-	if c.cache, err = optBool(cmd, "cache"); err != nil {
-		return c, err
-	}
-	c.record, err = optBool(cmd, "traffic-recording")
-	return c, err
+	var e [5]error
+	c.serverHeap, e[0] = optBytes(cmd, "server-heap")
+	c.readerHeap, e[1] = optBytes(cmd, "reader-heap")
+	c.compress, e[2] = optBool(cmd, "storage-compress")
+	c.cache, e[3] = optBool(cmd, "cache")
+	c.record, e[4] = optBool(cmd, "traffic-recording")
+	return c, cmp.Or(e[:]...) // the first flag in error, as the flags are listed
 }
 
 // apply records the conditions in a manifest.
@@ -89,26 +79,19 @@ func (c conditions) apply(m *runfmt.Manifest) {
 	m.Conditions.StorageCompress, m.Conditions.CacheEnabled, m.Conditions.TrafficRecording = c.compress, c.cache, c.record
 }
 
-// optBytes reads a size flag; a value that is not a positive size is a usage error,
-// and so is a size without a unit: "--server-heap 1.5" means 1.5 GiB to a person and
-// 1 byte to a parser, so neither is guessed.
+// optBytes reads a size flag (runfmt.ParseHeapSize): what cannot be a heap is a
+// usage error.
 func optBytes(cmd *cli.Command, name string) (*int64, error) {
 	if !cmd.IsSet(name) {
 		return nil, nil
 	}
-	raw := strings.TrimSpace(cmd.String(name))
-	v, err := runfmt.ParseBytes(raw)
-	if err != nil {
+	v, err := runfmt.ParseHeapSize(cmd.String(name))
+	var bad *runfmt.SizeError
+	switch {
+	case errors.As(err, &bad):
+		return nil, usageError(cmd, "--%s %s: %s", name, bad.Value, bad.Msg)
+	case err != nil:
 		return nil, usageError(cmd, "--%s: %v", name, err)
-	}
-	if v <= 0 {
-		return nil, usageError(cmd, "--%s %s: a size must be positive", name, cmd.String(name))
-	}
-	if last := raw[len(raw)-1]; last >= '0' && last <= '9' || last == '.' {
-		return nil, usageError(cmd, "--%s %s: give the size with its unit (k, m, g or t: 1536m, 1.5g)", name, raw)
-	}
-	if v < 2<<20 { // every size flag is a heap or a machine's memory
-		return nil, usageError(cmd, "--%s %s: below 2m, the smallest heap a JVM takes", name, raw)
 	}
 	return &v, nil
 }

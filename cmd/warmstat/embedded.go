@@ -15,8 +15,9 @@ func embeddedCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "embedded-writer",
 		Usage: "compile warmstat's embedded writer (--target-mode embedded) against a build, once; prints where it is",
-		Description: "The embedded writer is a small Java program of warmstat's (the engine in one JVM, no transport) compiled\n" +
-			"against each build's own jars and cached per build; load and ab compile it on first use. This does it now." +
+		Description: "Compiles warmstat's embedded writer (the engine in one JVM, no transport) against a build's jars.\n" +
+			"It is cached per build; load and ab compile it on first use. Prints the jar's path.\n" +
+			"Exit codes: 0 ok, 1 not compiled or the build cannot be used, 2 usage error. docs/embedded-writer.md has the rest." +
 			examples("warmstat embedded-writer --evita-version 2026.2.3"),
 		Flags:  serverFlags("the build"),
 		Action: runEmbedded,
@@ -28,11 +29,7 @@ func runEmbedded(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	id, err := src.Identify()
-	if err != nil {
-		return err
-	}
-	jar, err := embedded.Build(src, id, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) })
+	jar, err := embedded.BuildSource(src, func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) })
 	if err != nil {
 		return err
 	}

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/evita"
 	"github.com/warmstat/warmstat/loader"
-	"github.com/warmstat/warmstat/runfmt"
+	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/workload"
 )
 
@@ -17,14 +15,11 @@ func extractCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "extract",
 		Usage: "read a source catalog once into a workload file, for load --replay",
-		Description: "Spawn mode: --pristine DIR --catalog NAME and a server (--evita-version V | --classpath CP | --server-jar FILE |\n" +
-			"--evita-home CHECKOUT) starts a reader alone on a disposable copy of the snapshot (in --work, default <out>.work),\n" +
-			"with --reader-heap (default from the snapshot's metadata), and proves the snapshot unchanged afterwards.\n" +
-			"Attach mode: --source ADDR --source-catalog NAME reads a running server.\n" +
-			"Each entity is read and transcoded exactly as load does and written, as its upsert request, to --out: a\n" +
-			"compressed, checksummed workload file (never an existing one), verified before the command reports it.\n" +
-			"--collections and --max-per-collection as in load; the file holds only those.\n" +
-			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM." +
+		Description: "Reads a source catalog once, exactly as load reads it, into a workload file that load --replay replays.\n" +
+			"Spawn mode (--pristine DIR --catalog NAME and a server) starts a reader alone; attach mode (--source) reads a running one.\n" +
+			"--out is never an existing file; it is verified before extract reports it.\n" +
+			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM.\n" +
+			"docs/extract.md has the rest." +
 			examples("warmstat extract --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out /var/tmp/ws/shop.wsw"),
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "the workload file to create"},
@@ -48,12 +43,7 @@ func runExtract(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	per := "-"
-	if n := info.Trailer.Entities; n > 0 {
-		per = fmt.Sprintf("%.0f bytes/entity", float64(info.Size)/float64(n))
-	}
-	fmt.Fprintf(cmd.Root().Writer, "workload %s: %d entities from %s, %s (%s), sha256 %s; read in %s, %s in all\n", out, info.Trailer.Entities, from,
-		runfmt.FormatSize(info.Size), per, info.SHA256[:12], time.Duration(info.Trailer.ExtractNs).Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	report.WriteExtracted(cmd.Root().Writer, out, from, info, time.Since(begin))
 	return nil
 }
 
@@ -95,9 +85,7 @@ func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string
 		if err != nil {
 			return nil, "", err
 		}
-		if rh != nil {
-			sc.ReaderHeap = *rh
-		}
+		sc.ReaderHeap = orZero(rh)
 		if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
 			return nil, "", err
 		}
@@ -114,12 +102,12 @@ func extractSource(ctx context.Context, cmd *cli.Command, out, work, what string
 }
 
 // subsetFlag is --collections as a list (nil for none: every collection).
-func subsetFlag(cmd *cli.Command) []string {
-	var subset []string
-	for _, c := range strings.Split(cmd.String("collections"), ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			subset = append(subset, c)
-		}
+func subsetFlag(cmd *cli.Command) []string { return loader.ParseSubset(cmd.String("collections")) }
+
+// orZero is a flag's value, or the zero value that says it was not given.
+func orZero[T any](v *T) (zero T) {
+	if v != nil {
+		return *v
 	}
-	return subset
+	return zero
 }

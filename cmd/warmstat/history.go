@@ -24,15 +24,12 @@ func historyCommand() *cli.Command {
 		Name:      "history",
 		Usage:     "publishing time across a branch's builds: a line per set of conditions, its change points found, confirmed, bisected, and published as a page",
 		ArgsUsage: "HISTORY",
-		Description: "warmstat history HISTORY prints every line of the history (the runs measured under one set of conditions, in\n" +
-			"their builds' order) and, per metric — the Product mean and publishing time (load + goLive), both with the\n" +
-			"machine's speed set aside, goLive, and the Product's allocation per upsert — its change points: where the level\n" +
-			"moved, found by E-divisive means with a permutation test (docs/history.md has its calibration), each with its size,\n" +
-			"interval and the builds on either side. --confirm runs an ab series between the builds on either side of each\n" +
-			"change point of --metric (confirmed, or not confirmed with its interval); --bisect runs warmstat bisect over the\n" +
-			"commits between them when there are more than one. Both are kept in the history, and its page shows them.\n" +
-			"Series flags (--workload, --server-heap, ...) are ab's, for --confirm and --bisect; none given: the default catalog,\n" +
-			"as ab asks it. Exit codes: 0, 1 a failure or a damaged history (named by file and field), 2 usage, 3 a run held twice." +
+		Description: "Prints each line of the history: the runs under one set of conditions, in their builds' order.\n" +
+			"Per metric it names the change points: where the level moved, with size, interval and builds.\n" +
+			"--confirm runs an ab series across each change point of --metric. --bisect bisects the commits inside it.\n" +
+			"Both are kept in the history. Their series flags are ab's; none given, the default catalog.\n" +
+			"Exit codes: 0 ok, 1 a failure or a damaged history, 2 usage error, 3 a run held twice.\n" +
+			"docs/history.md has the rest." +
 			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
 				"warmstat history hist",
 				"warmstat history hist --confirm --bisect --evita-home ~/src/evitaDB",
@@ -42,53 +39,54 @@ func historyCommand() *cli.Command {
 			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in % (the permutation test's p-value)"},
 			&cli.BoolFlag{Name: "confirm", Usage: "run an ab series between the builds on either side of each change point of --metric not confirmed yet"},
 			&cli.BoolFlag{Name: "bisect", Usage: "run warmstat bisect over the commits between the builds on either side of each change point of --metric (needs --evita-home)"},
-			&cli.StringFlag{Name: "metric", Value: history.FigureProductMean, Usage: "the metric whose change points --confirm and --bisect follow: " + figureNames()},
+			&cli.StringFlag{Name: "metric", Value: history.FigureProductMean, Usage: "the metric whose change points --confirm and --bisect follow: " + history.MetricNames()},
 			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read): each line in its topological order (branches kept together, not interleaved by date); needed by --bisect"},
 			&cli.StringFlag{Name: "build-cmd", Value: bisect.DefaultBuildCommand, Usage: "with --bisect: builds a commit's server, run with sh -c in its clone"},
 			&cli.StringFlag{Name: "server-jar-path", Value: "evita_server/target/evita-server.jar", Usage: "with --bisect: the server jar --build-cmd leaves, relative to the checkout"},
 			&cli.StringFlag{Name: "build-cache", Usage: "with --bisect: the builds by commit (default: builds in warmstat's cache)"},
 		}, historySeriesFlags()...)),
-		Action: action(runHistory),
-		Commands: []*cli.Command{
-			{
-				Name:      "add",
-				Usage:     "add runs (or every run of series) to a history, each under its build",
-				ArgsUsage: "HISTORY RUN|SERIES...",
-				Description: "Records each run under its build — commit, its place in the branch (git rev-list --count), its date and any\n" +
-					"release tag — found in --evita-home: the commit the run's server was built from (a checkout's HEAD, a jar's\n" +
-					"recorded commit, the one load --commit gave) or --rev. Without a checkout give --order. A run measured under\n" +
-					"other conditions than a line's (heaps, workload, target mode, machine, JVM, ...) starts a line of its own; a\n" +
-					"run already in the history (the same manifest and entities.csv, wherever it lies) is refused, and so is an\n" +
-					"incomplete one. Each run is a file of its own in HISTORY/points/LINE/, written whole: many machines may add at\n" +
-					"once, and a history kept in git merges without conflicts. The history is made in a new or empty directory;\n" +
-					"nothing else is ever written there." +
-					examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
-						"warmstat history add hist series/2026.2.3 --evita-home ~/src/evitaDB --rev v2026.2.3"),
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read)"},
-					&cli.StringFlag{Name: "rev", Usage: "the commit (or tag) the runs were built from, when their build does not record it"},
-					&cli.IntFlag{Name: "order", Usage: "the builds' place in the branch, without a checkout (runs of one build)"},
-					&cli.StringFlag{Name: "ref", Usage: "how a series names the build (a version, jar:FILE, checkout:DIR), when the run does not say"},
-				},
-				Action: action(runHistoryAdd),
-			},
-			{
-				Name:      "publish",
-				Usage:     "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
-				ArgsUsage: "HISTORY",
-				Description: "Writes SITE/index.html (and SITE/history.json): per line its conditions, a chart per metric with every build's\n" +
-					"figure as its change points were found (the machine's speed set aside; the plain figure faint beside), the levels between change points, the change points marked and linked to what confirmed and bisected\n" +
-					"them, and a table of the builds. No script, nothing fetched; every chart has a text alternative. SITE is made\n" +
-					"new or is one warmstat published before (it carries .warmstat-owned); nothing else is overwritten." +
-					examples("warmstat history publish hist --out site"),
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "out", Usage: "the site directory (required)"},
-					&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in %"},
-					&cli.StringFlag{Name: "evita-home", Usage: "the checkout the builds come from: each line in its topological order, branches kept together"},
-				},
-				Action: action(runHistoryPublish),
-			},
+		Action:   action(runHistory),
+		Commands: []*cli.Command{historyAddCommand(), historyPublishCommand()},
+	}
+}
+
+func historyAddCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "add runs (or every run of series) to a history, each under its build",
+		ArgsUsage: "HISTORY RUN|SERIES...",
+		Description: "Records each run under its build: commit, place in the branch, date and tag, read in --evita-home.\n" +
+			"Without a checkout, --order places the runs. A run under other conditions starts a line of its own.\n" +
+			"A run already held, or one not complete and verified, is refused. Each run is a file of its own.\n" +
+			"docs/history.md has the rest." +
+			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
+				"warmstat history add hist series/2026.2.3 --evita-home ~/src/evitaDB --rev v2026.2.3"),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read)"},
+			&cli.StringFlag{Name: "rev", Usage: "the commit (or tag) the runs were built from, when their build does not record it"},
+			&cli.IntFlag{Name: "order", Usage: "the builds' place in the branch, without a checkout (runs of one build)"},
+			&cli.StringFlag{Name: "ref", Usage: "how a series names the build (a version, jar:FILE, checkout:DIR), when the run does not say"},
 		},
+		Action: action(runHistoryAdd),
+	}
+}
+
+func historyPublishCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "publish",
+		Usage:     "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
+		ArgsUsage: "HISTORY",
+		Description: "Writes SITE/index.html and SITE/history.json: per line a chart per metric, its change points marked.\n" +
+			"The charts draw the figures with the machine's speed set aside, the plain figure faint beside.\n" +
+			"SITE is new, or one warmstat published before; nothing else is overwritten.\n" +
+			"docs/history.md has the rest." +
+			examples("warmstat history publish hist --out site"),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "the site directory (required)"},
+			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in %"},
+			&cli.StringFlag{Name: "evita-home", Usage: "the checkout the builds come from: each line in its topological order, branches kept together"},
+		},
+		Action: action(runHistoryPublish),
 	}
 }
 
@@ -112,12 +110,13 @@ func localFlags(fs []cli.Flag) []cli.Flag {
 	return fs
 }
 
-// checkAlpha refuses a change point significance outside (0, 50) %.
-func checkAlpha(cmd *cli.Command) error {
+// checkHistoryFlags refuses a change point significance outside (0, 50) % and an
+// --evita-home that is not a git checkout, before anything is read.
+func checkHistoryFlags(ctx context.Context, cmd *cli.Command) error {
 	if a := cmd.Float("cp-alpha"); !(a > 0 && a < 50) {
 		return usageError(cmd, "--cp-alpha %v: a change point's significance is a percentage above 0 and below 50", a)
 	}
-	return nil
+	return checkHome(ctx, cmd)
 }
 
 // checkHome refuses an --evita-home that is not a git checkout, before anything is read.
@@ -132,22 +131,7 @@ func checkHome(ctx context.Context, cmd *cli.Command) error {
 
 // historySeriesFlags are ab's series flags, for --confirm and --bisect.
 func historySeriesFlags() []cli.Flag {
-	var out []cli.Flag
-	for _, f := range seriesFlags() {
-		if slices.ContainsFunc(f.Names(), func(n string) bool { return n == "format" }) {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func figureNames() string {
-	var n []string
-	for _, m := range history.Metrics {
-		n = append(n, m.Figure)
-	}
-	return strings.Join(n, ", ")
+	return slices.DeleteFunc(seriesFlags(), func(f cli.Flag) bool { return slices.Contains(f.Names(), "format") })
 }
 
 func runHistoryAdd(ctx context.Context, cmd *cli.Command) error {
@@ -215,16 +199,13 @@ func runHistory(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageError(cmd, "--format: %v", err)
 	}
-	if !slices.ContainsFunc(history.Metrics, func(m history.Metric) bool { return m.Figure == cmd.String("metric") }) {
-		return usageError(cmd, "--metric %q: one of %s", cmd.String("metric"), figureNames())
+	if !history.IsMetric(cmd.String("metric")) {
+		return usageError(cmd, "--metric %q: one of %s", cmd.String("metric"), history.MetricNames())
 	}
 	if cmd.Bool("bisect") && cmd.String("evita-home") == "" {
 		return usageError(cmd, "--bisect builds the commits between two builds: it needs --evita-home (their checkout)")
 	}
-	if err := checkAlpha(cmd); err != nil {
-		return err
-	}
-	if err := checkHome(ctx, cmd); err != nil {
+	if err := checkHistoryFlags(ctx, cmd); err != nil {
 		return err
 	}
 	st, lines, err := analyseHistory(ctx, cmd)
@@ -324,22 +305,18 @@ func runHistoryPublish(ctx context.Context, cmd *cli.Command) error {
 	if cmd.String("out") == "" {
 		return usageError(cmd, "--out SITE: the directory to publish the page into")
 	}
-	if err := checkAlpha(cmd); err != nil {
-		return err
-	}
-	if err := checkHome(ctx, cmd); err != nil {
+	if err := checkHistoryFlags(ctx, cmd); err != nil {
 		return err
 	}
 	_, lines, err := analyseHistory(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	dir := cmd.Args().First()
-	h := report.BuildHistory(dir, lines)
+	h := report.BuildHistory(cmd.Args().First(), lines)
 	page, err := report.PublishHistory(cmd.String("out"), h, time.Now())
 	if err != nil {
 		return withCode(exitFailed, err)
 	}
-	fmt.Fprintf(cmd.Root().Writer, "published %s: %s (%s)\n", dir, page, report.Plural(len(h.Lines), "line"))
+	report.HistoryPublished(cmd.Root().Writer, cmd.Args().First(), page, h)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/evitaserver"
+	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/runfmt"
 )
 
@@ -15,19 +16,10 @@ func importCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "turn one Java harness run (per-entity.csv + stdout.log) into a warmstat run directory",
-		Description: "Reads DIR/stdout.log (the IsolatedWarmupLoadBenchmark loader's stdout, any JVM locale and encoding)\n" +
-			"and DIR/per-entity.csv, checks that the CSV reproduces every latency figure the harness printed,\n" +
-			"and writes --out (which must not exist or be empty). Heaps given as flags win over the log;\n" +
-			"a heap known from neither is recorded as unknown.\n" +
-			"The machine the harness ran on cannot be read from its files: --machine this records the machine\n" +
-			"warmstat runs on (as load does), --cores/--memory/--memory-limit record another (they win over\n" +
-			"--machine this); without them it is unknown, and compare refuses to set it against a known one.\n" +
-			"The JVMs are not in its files either: --jvm this records this machine's java ($JAVA_HOME/bin/java, else\n" +
-			"java on PATH: what load starts) as the harness's and its server's JVM — vendor, version and the collector\n" +
-			"it chooses; the writer's collector and version are read from --writer-gc-log when given (a version other\n" +
-			"than this java's is refused). Without it both are unknown.\n" +
-			"Exit codes: 0 imported, 1 the files are unusable or disagree, or --out exists and is not empty (nothing written),\n" +
-			"2 usage error." +
+		Description: "Reads a harness run's stdout.log and per-entity.csv, checks the CSV reproduces every printed latency, writes --out.\n" +
+			"The harness's files hold no machine and no JVM: --machine this and --jvm this record this machine's, else unknown.\n" +
+			"Exit codes: 0 imported, 1 the files are unusable or disagree, or --out is not empty (nothing written), 2 usage error.\n" +
+			"docs/import.md has the rest." +
 			examples("warmstat import --java results/run-1 --out runs/java/run-1 --server-heap 23g --build v2026.2.3"),
 		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
@@ -65,12 +57,7 @@ func runImport(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	machine := "machine unknown (--machine this, or --cores and --memory, record it)"
-	if m.Machine.Cores != nil {
-		machine = fmt.Sprintf("machine %d cores, memory %s", *m.Machine.Cores, analyze.ConditionValue(m, "memory-limit"))
-	}
-	fmt.Fprintf(cmd.Root().Writer, "imported %s -> %s: %d entities, build %s, verification %s, goLive %s, exit code %d, %s\n",
-		h.Dir, h.Out, m.Entities, m.Build.Label, m.Verification.Status, m.GoLive.Status, m.ExitCode, machine)
+	report.WriteImported(cmd.Root().Writer, h.Dir, h.Out, m)
 	return nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -23,19 +21,12 @@ func loadCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "load",
 		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
-		Description: "Spawn mode (the default a user runs): --pristine DIR --catalog NAME [--evita-version V | --classpath CP]\n" +
-			"starts a reader server on a disposable copy of DIR/NAME (in --work, never writing DIR, whose checksum is\n" +
-			"verified after the run; the reader opens it with the storage.compress recorded in DIR/NAME.snapshot.json) and\n" +
-			"a fresh writer, with --server-heap/--reader-heap pinned (-Xms = -Xmx; by default from the catalog's own size\n" +
-			"its snapshot records, 23 GiB × its entities' share of production's 386,369 + 1 GiB, and never below its\n" +
-			"measured need) and GC logs,\n" +
-			"and tears both down; the writer's GC pauses go into the manifest.\n" +
-			"Attach mode: --source ADDR --source-catalog NAME --target ADDR [--target-catalog NAME] against\n" +
-			"running servers (plaintext gRPC). Writes --out (entities.csv flushed every 100 ms, manifest.json at the end),\n" +
-			"prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>. Exit 0 verified or --skip-verify, 2 counts\n" +
-			"unknown, 1 counts differ or the run aborted, was interrupted (in any phase) or failed (its pristine snapshot\n" +
-			"changed), 64 a usage error. Heaps and build cannot be read from a server:\n" +
-			"give them as flags, or they are recorded as unknown." +
+		Description: "Re-upserts every entity of a source catalog into a fresh WARM_UP catalog, then goLive, then verifies the counts.\n" +
+			"Spawn mode (--pristine DIR --catalog NAME) starts a reader and a writer on a copy; the snapshot is only read.\n" +
+			"--replay FILE reads a workload file instead. Attach mode (--source, --target) uses running servers.\n" +
+			"Writes --out, prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>.\n" +
+			"Exit codes: 0 verified, 1 counts differ or the run failed or was interrupted, 2 counts unknown, 64 usage error.\n" +
+			"docs/load.md has the rest." +
 			examples("warmstat load --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out runs/v2026.2.3/run-1 --build v2026.2.3",
 				"warmstat load --replay /var/tmp/ws/shop.wsw --evita-version 2026.2.3 --out runs/v2026.2.3-replay/run-1 --build v2026.2.3",
 				"warmstat load --source 127.0.0.1:5555 --source-catalog shop --target 127.0.0.1:5556 --out runs/x/run-1 --build x --server-heap 23g --reader-heap 14g"),
@@ -118,7 +109,7 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	if p := cmd.String("cpuprofile"); p != "" {
-		stopProfile, err := startCPUProfile(p)
+		stopProfile, err := loader.ProfileSelf(p)
 		if err != nil {
 			return err
 		}
@@ -202,20 +193,6 @@ func parseLoadMode(cmd *cli.Command) (loadMode, error) {
 	return loadMode{replay: replay, spawn: spawn, embedded: embeddedMode}, nil
 }
 
-// startCPUProfile profiles warmstat itself into path; stop ends the profile, then
-// closes the file.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
 // notStarted explains a load that could not start (nothing measured, nothing written),
 // naming the flag that would let it.
 func notStarted(loadErr error, replay bool) error {
@@ -233,24 +210,13 @@ func notStarted(loadErr error, replay bool) error {
 // reportLoad prints the run's report and status line, and turns the run's exit code
 // (or an error after the run was decided) into the command's.
 func reportLoad(cmd *cli.Command, f report.Format, res *loader.Result, loadErr error, begin time.Time) error {
-	out, errw := cmd.Root().Writer, cmd.Root().ErrWriter
+	out := cmd.Root().Writer
 	if err := report.WriteRunDir(out, res.Dir, f); err != nil {
 		return errors.Join(loadErr, err)
 	}
-	fmt.Fprintf(errw, "run %s written to %s in %s\n", res.Manifest.RunID, res.Dir, time.Since(begin).Round(time.Millisecond))
-	if f == report.JSON { // stdout holds one JSON document; the status line goes beside it
-		fmt.Fprintf(errw, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
-	} else {
-		fmt.Fprintf(out, "RUN_STATUS=MEASUREMENT-DONE-%s\n", res.Manifest.RunID)
-	}
-	code := res.Manifest.ExitCode
-	if code == 0 && loadErr != nil {
-		// the manifest says the run is good, yet something failed after it was decided:
-		// never exit 0 on an error
-		code = exitFailed
-	}
-	if code != 0 {
-		msg := fmt.Sprintf("run %s: verification %s, outcome %s", res.Manifest.RunID, res.Manifest.Verification.Status, res.Manifest.Outcome.Status)
+	report.WriteLoadEnd(out, cmd.Root().ErrWriter, res.Manifest, res.Dir, time.Since(begin), f)
+	if code := res.ExitCode(loadErr); code != 0 {
+		msg := res.Status()
 		if loadErr != nil {
 			msg = faultHint(loadErr).Error() + " (" + msg + ")" // the cause first
 		}
@@ -273,17 +239,9 @@ func spawnConfig(cmd *cli.Command, cond conditions, embeddedMode bool) (*loader.
 	if err != nil {
 		return nil, err
 	}
-	sc := &loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: work,
-		Compress: true, Probe: evita.Probe, Profiler: prof, Embedded: embeddedMode}
-	if cond.compress != nil {
-		sc.Compress = *cond.compress
-	}
-	if cond.serverHeap != nil {
-		sc.ServerHeap = *cond.serverHeap
-	}
-	if cond.readerHeap != nil {
-		sc.ReaderHeap = *cond.readerHeap
-	}
+	sc := &loader.SpawnConfig{Pristine: cmd.String("pristine"), Catalog: cmd.String("catalog"), WorkDir: work, Probe: evita.Probe,
+		Profiler: prof, Embedded: embeddedMode, Compress: cond.compress == nil || *cond.compress, // a spawned writer's default
+		ServerHeap: orZero(cond.serverHeap), ReaderHeap: orZero(cond.readerHeap)}
 	if sc.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
 		return nil, err
 	}

@@ -139,9 +139,8 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		ConfigureShellCompletionCommand: func(c *cli.Command) {
 			c.Hidden = false
 			c.Usage = "print the shell completion script: source <(warmstat completion bash) (zsh, fish, pwsh likewise)"
-			c.Description = "Prints the script that completes warmstat's commands and flags in bash, zsh, fish or PowerShell;\n" +
-				"source it from the shell's start-up file (bash: ~/.bashrc; zsh: ~/.zshrc; fish: save it as\n" +
-				"~/.config/fish/completions/warmstat.fish)." + examples("warmstat completion bash", "warmstat completion fish > ~/.config/fish/completions/warmstat.fish")
+			c.Description = "Prints the script that completes warmstat's commands and flags in bash, zsh, fish or PowerShell.\n" +
+				"Source it from the shell's start-up file (~/.bashrc, ~/.zshrc), or save it as fish's completion file." + examples("warmstat completion bash", "warmstat completion fish > ~/.config/fish/completions/warmstat.fish")
 		},
 		// without a command: the help; an unknown command is a usage error (exit 2)
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -150,12 +149,10 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			}
 			return cli.ShowAppHelp(cmd)
 		},
-		Description: "Exit codes: 0 ok, 1 a failed run or input that cannot be used, 2 a usage error (bad flag value,\n" +
-			"missing argument), 3 a refused comparison (or a gate not judged, with --require-verdict), 4 a regression\n" +
-			"with --fail-on-regression. load keeps the Java harness's codes for its run (0 verified, 2 counts unknown,\n" +
-			"1 counts differ, aborted or interrupted) and exits 64 on a usage error. The long commands (seed, extract,\n" +
-			"shape, load, ab, bisect) exit 130 after a second Ctrl-C and 143 after SIGTERM: stopped at once, every JVM they\n" +
-			"started killed first.",
+		Description: "Exit codes: 0 ok, 1 a failed run or unusable input, 2 a usage error, 3 a refused comparison\n" +
+			"(or a gate not judged, with --require-verdict), 4 a regression with --fail-on-regression.\n" +
+			"load keeps the Java harness's codes for its run, and exits 64 on a usage error.\n" +
+			"The long commands exit 130 after a second Ctrl-C, 143 after SIGTERM. README.md has the rest.",
 		Commands: []*cli.Command{
 			seedCommand(),
 			extractCommand(),

@@ -15,13 +15,12 @@ func plotCommand() *cli.Command {
 		Name:      "plot",
 		Usage:     "pictures of latency: distribution (cdf), latency over the load (timeline), change with intervals (compare)",
 		ArgsUsage: "RUN_OR_GROUP... (compare: A B)",
-		Description: "--kind cdf: per-run CDF of one collection's upsert latency on a log axis, p50/p95/p99 marked.\n" +
-			"--kind timeline: median and p99 of consecutive blocks of upserts against position in the load.\n" +
-			"--kind compare: every metric's change B vs A with its 95 % interval and the noise-threshold band\n" +
-			"(same contract and refusals as warmstat compare). Percentiles follow --quantiles in every kind.\n" +
-			fmt.Sprintf("The file extension picks SVG, PNG or PDF; sizes from %dx%d to %dx%d px. The file is written whole or not at all.\n",
-				report.MinPlotW, report.MinPlotH, report.MaxPlotW, report.MaxPlotH) +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 refused comparison." +
+		Description: "--kind cdf: each run's upsert latency distribution for one collection, p50/p95/p99 marked.\n" +
+			"--kind timeline: median and p99 of consecutive blocks of upserts, along the load.\n" +
+			"--kind compare: every metric's change B vs A with its 95 % interval, as compare judges it.\n" +
+			"The file's extension picks SVG, PNG or PDF. It is written whole or not at all.\n" +
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 refused comparison.\n" +
+			"docs/plot.md has the rest." +
 			examples("warmstat plot --kind compare --out compare.svg runs/v2026.2.2 runs/v2026.2.3",
 				"warmstat plot --kind cdf --out cdf.svg runs/v2026.2.3/run-1"),
 		Flags: append(comparisonFlags(),
@@ -64,10 +63,7 @@ func runPlot(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		for _, n := range report.BuildCompare(c, false).Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-		if p, err = report.ComparePlot(c, cmd.Bool("all")); err != nil {
+		if p, err = report.ComparisonPlot(w, c, cmd.Bool("all")); err != nil {
 			return err
 		}
 	case "cdf", "timeline":
@@ -84,21 +80,7 @@ func runPlot(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		for _, g := range groups {
-			for _, x := range g.Excluded {
-				fmt.Fprintf(w, "note: %s is not plotted: %s\n", x.Run, x.Reason)
-			}
-		}
-		profiles, err := analyze.ProfilesOf(groups, cmd.String("collection"), q, cmd.Int("block"))
-		if err != nil {
-			return err
-		}
-		if kind == "cdf" {
-			p, err = report.CDFPlot(profiles)
-		} else {
-			p, err = report.TimelinePlot(profiles)
-		}
-		if err != nil {
+		if p, err = report.RunsPlot(w, kind == "timeline", groups, cmd.String("collection"), q, cmd.Int("block")); err != nil {
 			return err
 		}
 	default:

@@ -56,21 +56,12 @@ func profileCommand() *cli.Command {
 		Name:      "profile",
 		Usage:     "the writer's hottest frames by phase (load, goLive), or which frames grew or shrank between two builds",
 		ArgsUsage: "RUN | --diff A B | --fidelity RUN...",
-		Description: "warmstat profile RUN: the N hottest frames of a profiled run (load --writer-profile), by self value\n" +
-			"(the frame's own code) and total value (with what it called), for the load and goLive apart.\n" +
-			"warmstat profile --diff A B: A and B are each a run or a directory of runs of one build; every frame's value\n" +
-			"is normalised per upsert (summed over a group's runs, divided by its upserts) so runs of different length\n" +
-			"compare, and each change is given with its share of the phase's whole change: why B is slower.\n" +
-			"Profiles taken with different profilers, events or intervals are not compared (exit 3).\n" +
-			"Each run's profile/ also holds an interactive flame graph (HTML) and a pprof file per phase:\n" +
-			"go tool pprof -http=: RUN/profile/load.pb.gz\n" +
-			"warmstat profile --fidelity RUN...: how faithful the workload is — the writer's load-window samples held\n" +
-			"against a reference profile (--reference: the built-in production-2026.2.2, evitaDB's published profile of\n" +
-			"production's write path, or a reference file): per entry the run's share, the reference's and their ratio,\n" +
-			"then how many main entries lie within --within of the reference. Give a cpu-profiled run for the cpu entries and\n" +
-			"an alloc-profiled one for the allocation entries. Runs of one event, profiled alike, are pooled: a column gives\n" +
-			"each entry's range over them (runs apart), and the last line names a main entry one run alone would judge otherwise.\n" +
-			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused." +
+		Description: "warmstat profile RUN: the N hottest frames of a profiled run (load --writer-profile), for load and goLive apart.\n" +
+			"--diff A B: each frame's change per upsert between two builds (a run or a directory of runs each): why B is slower.\n" +
+			"--fidelity RUN...: the writer's samples held against a reference profile: how faithful the workload is.\n" +
+			"Each run's profile/ holds a flame graph (HTML) and pprof files: go tool pprof -http=: RUN/profile/load.pb.gz\n" +
+			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused (profiled differently).\n" +
+			"docs/profile.md has the rest." +
 			examples("warmstat profile runs/v2026.2.3/run-1",
 				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3",
 				"warmstat profile --fidelity runs/v2026.2.2-cpu/run-1 runs/v2026.2.2-alloc/run-1"),

@@ -24,11 +24,10 @@ func reportCommand() *cli.Command {
 		Name:      "report",
 		Usage:     "latency statistics and clocks of one run: load, upsert, source read, ingest, goLive apart",
 		ArgsUsage: "RUN",
-		Description: "Prints per-collection and overall count, mean, median, p95, p99, min and max upsert latency,\n" +
-			"wall/read/upsert seconds, load wall-clock, upsert (pure), source read, ingest = load - source read,\n" +
-			"throughputs, goLive measured apart, and TOTAL = load + goLive only when goLive completed.\n" +
+		Description: "Upsert latency per collection and overall: count, mean, median, p95, p99, min and max.\n" +
+			"The clocks: load, upsert (pure), source read, ingest, goLive apart; TOTAL only when goLive completed.\n" +
 			"An unverified, mismatched or aborted run is flagged at the top.\n" +
-			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error." +
+			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error. docs/report.md has the rest." +
 			examples("warmstat report runs/v2026.2.3/run-1",
 				"warmstat report --format md runs/v2026.2.3/run-1"),
 		Flags: []cli.Flag{

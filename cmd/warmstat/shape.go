@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
+	"github.com/warmstat/warmstat/base/interrupt"
 	"github.com/warmstat/warmstat/report"
 	"github.com/warmstat/warmstat/seed"
 	"github.com/warmstat/warmstat/shape"
@@ -20,19 +20,12 @@ func shapeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "shape",
 		Usage: "measure a catalog's shape (its schema and the distributions that decide the write path) into a shape file, with no value of the catalog in it",
-		Description: "The source is a workload file (--workload), a pristine snapshot (spawn mode: --pristine DIR --catalog NAME and a\n" +
-			"server, as in extract) or a running server (attach mode: --source ADDR --source-catalog NAME); spawn and attach\n" +
-			"read the catalog once into a temporary workload beside --out, removed afterwards.\n" +
-			"The shape file (--out, never an existing file) is JSON in seed's profile vocabulary (format warmstat.shape/v1):\n" +
-			"the schema, and per collection its entities; per attribute its presence, value lengths and distinct values;\n" +
-			"per reference the references per entity, the fan-in of its targets and its groups; prices, associated-data\n" +
-			"sizes, locales and hierarchy. It holds no attribute value, associated-data content, price amount or primary\n" +
-			"key; --anonymise also renames the catalog, collections, attributes, references and associated data.\n" +
+		Description: "Measures a catalog's shape: its schema and the distributions that decide the write path, never a value.\n" +
+			"The source is a workload file, a pristine snapshot (spawn mode) or a running server (attach mode).\n" +
 			"warmstat seed --shape FILE generates a catalog of that shape at any --scale.\n" +
-			"--diff GOT WANT compares two shape files (GOT typically of a catalog seeded from WANT) within the tolerances\n" +
-			"of a regenerated catalog (docs/shape.md) and lists every figure beyond them.\n" +
-			"Exit codes: 0 measured (--diff: within the tolerances), 1 failed (nothing left at --out; --diff: the shapes\n" +
-			"differ), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM." +
+			"--diff GOT WANT lists every figure beyond a regenerated catalog's tolerances.\n" +
+			"Exit codes: 0 measured (--diff: within the tolerances), 1 failed (--diff: they differ), 2 usage error,\n" +
+			"130 / 143 a second Ctrl-C or SIGTERM. docs/shape.md has the rest." +
 			examples("warmstat shape --workload /var/tmp/ws/shop.wsw --out shop.shape.json",
 				"warmstat shape --pristine /var/tmp/ws/regen --catalog shop --evita-version 2026.2.2 --out regen.shape.json",
 				"warmstat shape --diff regen.shape.json shop.shape.json"),
@@ -73,53 +66,39 @@ func runShape(ctx context.Context, cmd *cli.Command) error {
 		return usageError(cmd, "--out %s: its directory %v", out, err)
 	}
 	begin := time.Now()
-	path, from, kind := cmd.String("workload"), cmd.String("workload"), "workload"
-	if !fromWorkload {
-		if err := loadLimits(cmd); err != nil {
-			return err
-		}
-		ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
-		defer stop()
-		// the temporary workload lives beside --out, in a directory of warmstat's own:
-		// removed whole afterwards, it never touches a directory warmstat did not make
-		tmp, err := os.MkdirTemp(filepath.Dir(out), ".warmstat-shape-*")
-		if err != nil {
-			return err
-		}
-		removed := make(chan struct{})
-		removeOnStop.Store(tmp, removed)
-		defer func() {
-			os.RemoveAll(tmp)
-			if stoppingAtOnce.Load() { // the stop's goroutine exits with its code once this is gone
-				close(removed)
-				select {}
-			}
-			removeOnStop.Delete(tmp)
-		}()
-		path = filepath.Join(tmp, "source.wsw")
-		if _, from, err = extractSource(ctx, cmd, path, filepath.Join(tmp, "work"), "shape"); err != nil {
-			return err
-		}
-		kind = "snapshot"
-		if !cmd.IsSet("pristine") {
-			kind = "server"
-		}
+	o := shape.Options{From: "workload", Anonymise: cmd.Bool("anonymise")}
+	var p *seed.Profile
+	var err error
+	from := cmd.String("workload")
+	if fromWorkload {
+		p, err = shape.MeasureFile(from, out, from, o)
+	} else if err = loadLimits(cmd); err == nil {
+		p, from, err = shapeOfSource(ctx, cmd, out, o)
 	}
-	p, err := shape.MeasureFile(path, out, from, shape.Options{From: kind, Anonymise: cmd.Bool("anonymise")})
 	if err != nil {
 		return err
 	}
-	w := cmd.Root().Writer
-	scale := ""
-	if p.Measured.Scale != 1 {
-		scale = fmt.Sprintf(" (a catalog seeded at scale %g: seed --shape regenerates it at --scale %g)", p.Measured.Scale, p.Measured.Scale)
+	return report.WriteShapeMeasured(cmd.Root().Writer, out, from, p, time.Since(begin))
+}
+
+// shapeOfSource measures a snapshot's or a server's catalog, read first into a
+// temporary workload beside out, in a directory of warmstat's own: removed whole
+// afterwards, it never touches a directory warmstat did not make.
+func shapeOfSource(ctx context.Context, cmd *cli.Command, out string, o shape.Options) (p *seed.Profile, from string, err error) {
+	ctx, stop := interruptible(ctx, cmd.Root().ErrWriter)
+	defer stop()
+	if o.From = "snapshot"; !cmd.IsSet("pristine") {
+		o.From = "server"
 	}
-	fmt.Fprintf(w, "shape %s: %d collections, %d entities measured from %s in %s%s\n", out, len(p.Collections), p.Measured.Entities,
-		from, time.Since(begin).Round(time.Millisecond), scale)
-	if len(p.Measured.NotKept) > 0 {
-		fmt.Fprintf(w, "not kept (the generator's vocabulary cannot say it): %s\n", strings.Join(p.Measured.NotKept, "; "))
-	}
-	return report.WriteShapeSummary(w, p)
+	err = interrupt.WithTempDir(filepath.Dir(out), ".warmstat-shape-*", func(tmp string) error {
+		path := filepath.Join(tmp, "source.wsw")
+		if _, from, err = extractSource(ctx, cmd, path, filepath.Join(tmp, "work"), "shape"); err != nil {
+			return err
+		}
+		p, err = shape.MeasureFile(path, out, from, o)
+		return err
+	})
+	return p, from, err
 }
 
 // runShapeDiff is shape --diff GOT WANT.

@@ -13,15 +13,8 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
-// The stop at once (package interrupt) under the names the commands use: every command
-// writes through quietOnStop; shape registers its workload's directory in removeOnStop.
+// quietOnStop is what every command writes through: silent once a stop at once begins.
 type quietOnStop = interrupt.Quiet
-
-var (
-	stoppingAtOnce = &interrupt.Stopping
-	removeOnStop   = &interrupt.RemoveOnStop
-	loud           = interrupt.Loud
-)
 
 // interruptible runs long work (load, seed, a series): the first Ctrl-C cancels ctx,
 // and the work ends at its next safe point (a load between upserts, with its manifest

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warmstat/warmstat/base/interrupt"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/internal/evitatest"
 	"github.com/warmstat/warmstat/runfmt"
@@ -342,10 +343,10 @@ func TestQuietOnStop(t *testing.T) {
 	var b bytes.Buffer
 	w := quietOnStop{W: quietOnStop{W: &b}} // a command run inside another wraps twice
 	fmt.Fprint(w, "before;")
-	stoppingAtOnce.Store(true)
-	defer stoppingAtOnce.Store(false)
+	interrupt.Stopping.Store(true)
+	defer interrupt.Stopping.Store(false)
 	fmt.Fprint(w, " FAILED: the writer exited;")
-	fmt.Fprint(loud(w), " stopped at once")
+	fmt.Fprint(interrupt.Loud(w), " stopped at once")
 	if b.String() != "before; stopped at once" {
 		t.Fatalf("%q", b.String())
 	}

@@ -16,15 +16,12 @@ func tableCommand() *cli.Command {
 		Name:      "table",
 		Usage:     "the reference table for docs and PRs: one row per run (or per group with --group)",
 		ArgsUsage: "RUN_OR_GROUP...",
-		Description: "Every cell is a figure the run recorded; what a run did not record is an empty cell (—).\n" +
-			"A failed goLive shows \"failed @ T\" with its error in a footnote and no TOTAL. Unverified runs carry a\n" +
-			"footnote mark; failed runs (exit 1) are refused unless --include-failed, then marked. Conditions equal\n" +
-			"across rows go into the caption; conditions that differ get their own column.\n" +
-			"--group: one row per argument; time cells are the geometric mean across its runs with the 95 %\n" +
-			"interval [low, high] on the log scale, the same figures compare computes for that group.\n" +
-			"--format csv: one number per cell, units in the header, a group's interval ends in columns of their own.\n" +
-			"Columns: " + report.ColumnHelp + "\n" +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice (within or across arguments)." +
+		Description: "One row per run, or per argument with --group: its geometric mean with its 95 % interval.\n" +
+			"Every cell is a figure a run recorded; — is one it did not record.\n" +
+			"Conditions equal across rows go into the caption; those that differ get a column.\n" +
+			"Failed runs are refused unless --include-failed. Columns: " + report.ColumnHelp + "\n" +
+			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice.\n" +
+			"docs/table.md has the rest." +
 			examples("warmstat table --group runs/v2026.2.2 runs/v2026.2.3"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md | text | csv | json"},
