@@ -198,7 +198,6 @@ func seriesError(cmd *cli.Command, ctx context.Context, err error) error {
 	return err
 }
 
-
 // fixedPairs makes plan a fixed-size series of --pairs pairs: paired, one look at the
 // end. The flags that shape a sequential series are refused beside it.
 func fixedPairs(cmd *cli.Command, plan *series.Plan) error {

@@ -242,4 +242,3 @@ func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
 	}
 	return dom + "/mean", nil
 }
-
