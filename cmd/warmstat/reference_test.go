@@ -45,7 +45,7 @@ func flagReference(app *cli.Command) string {
 	p("Generated from warmstat's own command definitions by `make docs`: what `warmstat COMMAND --help` prints, for\n")
 	p("every command. Do not edit it by hand; a test fails when it is stale. The guides in this directory explain\n")
 	p("what the commands are for and how to read their output.\n\n")
-	p("%s\n\n", app.Usage)
+	p("%s\n\n", sentence(app.Usage))
 	p("```text\n%s\n```\n\n", app.Description)
 	for _, c := range app.Commands {
 		if c.Hidden || c.Name == "help" {
@@ -57,7 +57,7 @@ func flagReference(app *cli.Command) string {
 		if c.Hidden || c.Name == "help" {
 			continue
 		}
-		p("\n## warmstat %s\n\n%s\n\n", c.Name, c.Usage)
+		p("\n## warmstat %s\n\n%s\n\n", c.Name, sentence(c.Usage))
 		args := "[options]"
 		if c.ArgsUsage != "" {
 			args += " " + c.ArgsUsage
@@ -391,4 +391,17 @@ func anyGiven(given map[string]bool, names []string) bool {
 		}
 	}
 	return false
+}
+
+// sentence ends a command's one-line usage as a sentence where it stands as a
+// paragraph of its own (a reader, and sentences.py, take it for one).
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
 }
