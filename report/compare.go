@@ -413,10 +413,7 @@ func WriteCompare(w io.Writer, c *analyze.Comparison, v CompareView, f Format) e
 		if r.CILowPct != nil {
 			ci = "[" + signedPct(r.CILowPct) + ", " + signedPct(r.CIHighPct) + "]"
 		}
-		verdict := string(r.Verdict)
-		if r.Metric == "alloc" && (r.Verdict == analyze.Faster || r.Verdict == analyze.Slower) { // bytes, not time
-			verdict = map[bool]string{true: "more", false: "less"}[r.Verdict == analyze.Slower]
-		}
+		verdict := verdictWord("/"+string(r.Metric), r.Verdict) // bytes, not time
 		if banner != "" && (r.Verdict == analyze.Faster || r.Verdict == analyze.Slower) {
 			verdict += " (not comparable)"
 		}

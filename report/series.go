@@ -90,7 +90,7 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 		fmt.Fprintf(w, "look after %d runs per side (%.2f %% %s intervals: the budget spent across the looks):\n", l.Runs, 100*l.Look.Level, l.Look.Method)
 	}
 	for _, g := range l.Look.Gates {
-		line := fmt.Sprintf("  %-20s %-11s", g.Gate, g.Verdict)
+		line := fmt.Sprintf("  %-20s %-11s", g.Gate, verdictWord(g.Gate, g.Verdict))
 		if g.DeltaPct != nil {
 			line += " " + SignedPct(*g.DeltaPct) + " %"
 		}
@@ -331,9 +331,9 @@ func (a *SeriesAnswer) Headline() string {
 		s = fmt.Sprintf("series %s after %d runs per side (%d saved against --max-runs %d)", a.Outcome, a.RunsPerSide, a.SavedRuns, a.MaxRuns)
 	}
 	for _, g := range a.Gates {
-		v := string(g.Verdict)
-		if strings.HasSuffix(g.Gate, "/alloc") && (g.Verdict == analyze.Faster || g.Verdict == analyze.Slower) {
-			v = map[bool]string{true: "more", false: "less"}[g.Verdict == analyze.Slower] + " allocated"
+		v := verdictWord(g.Gate, g.Verdict)
+		if v != string(g.Verdict) {
+			v += " allocated"
 		}
 		if g.Watched {
 			v += " (watched)"
@@ -490,4 +490,13 @@ func signedPctOrDash(v *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%+.1f %%", *v)
+}
+
+// verdictWord is a verdict as a gate's metric reads it: an allocation is "more" or
+// "less", not slower or faster (it is bytes, not time); every other verdict as it is.
+func verdictWord(gate string, v analyze.Verdict) string {
+	if strings.HasSuffix(gate, "/alloc") && (v == analyze.Faster || v == analyze.Slower) {
+		return map[bool]string{true: "more", false: "less"}[v == analyze.Slower]
+	}
+	return string(v)
 }

@@ -153,3 +153,22 @@ func TestSeriesAnswerFormats(t *testing.T) {
 		t.Errorf("json: %s", js.String())
 	}
 }
+
+// An allocation's verdict reads as bytes, in every place a series shows it: "less" or
+// "more", never "faster" or "slower"; a time's verdict as it is.
+func TestAllocationVerdictsReadAsBytes(t *testing.T) {
+	for _, c := range []struct {
+		gate string
+		v    analyze.Verdict
+		want string
+	}{
+		{"Product/alloc", analyze.Faster, "less"},
+		{"Product/alloc", analyze.Slower, "more"},
+		{"Product/alloc", analyze.Equivalent, string(analyze.Equivalent)},
+		{"Product/mean_adj", analyze.Faster, string(analyze.Faster)},
+	} {
+		if got := verdictWord(c.gate, c.v); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.gate, c.v, got, c.want)
+		}
+	}
+}

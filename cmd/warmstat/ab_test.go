@@ -72,3 +72,25 @@ func TestABOlderSeriesSaysHowToContinue(t *testing.T) {
 		t.Fatalf("continued the new way: exit %d %q", code, errb.String())
 	}
 }
+
+// A --pristine that names the snapshot itself, not its parent, is refused with the
+// command that was meant; one that misses the catalog lists the catalogs it holds.
+func TestABPristineMissesSayWhatIsThere(t *testing.T) {
+	tmp := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmp, "shop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "shop.snapshot.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ pristine, catalog, want string }{
+		{filepath.Join(tmp, "shop"), "shop", "is itself a snapshot: give its parent, --pristine " + tmp + " --catalog shop"},
+		{tmp, "shpo", `no catalog directory "shpo" there (a pristine snapshot is made by warmstat seed --pristine); it holds shop`},
+	} {
+		_, stderr, code := runCLI(t, "ab", "--pristine", c.pristine, "--catalog", c.catalog, "--a", "2026.2.3", "--b", "2026.2.3", "--out", filepath.Join(tmp, "s"),
+			"--server-heap", "1g", "--reader-heap", "1g")
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %s: exit %d %q", c.pristine, c.catalog, code, stderr)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.O
 		return nil, errors.New("interrupted: the default catalog was not generated (nothing is left of it)")
 	case errors.Is(err, method.ErrNoSnapshot):
 		abs, _ := filepath.Abs(o.Pristine)
-		return nil, usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)", abs, o.Catalog)
+		return nil, usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)%s", abs, o.Catalog, snapshotHint(abs, o.Catalog))
 	case errors.Is(err, method.ErrNoDominant):
 		return nil, usageError(cmd, "%v: name the gate (--gate COLLECTION/mean_adj)", err)
 	}
@@ -53,15 +54,15 @@ func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.O
 	case errors.As(err, &he):
 		return nil, withCode(exitUsage, spawnHint(he.Err))
 	case errors.As(err, &we):
-		return nil, fmt.Errorf("--workload: %w", we.Err)
+		return nil, fmt.Errorf("--workload: %w (a workload file is made by warmstat extract or warmstat seed --workload; a snapshot is given with --pristine DIR --catalog NAME)", we.Err)
 	case err != nil:
 		return nil, err
 	}
-	sayMethod(cmd, m)
 	var ge *method.GateError // before the builds are identified and compiled
 	if err := m.CheckGates(); errors.As(err, &ge) {
 		return nil, usageError(cmd, "%s %q: %v", gateFlagOf(cmd, ge.Gate), ge.Gate, err)
 	}
+	sayMethod(cmd, m)
 	return m, nil
 }
 
@@ -146,7 +147,7 @@ func sourceFlagsUsable(cmd *cli.Command) error {
 			}
 		}
 	} else if pristine && (cmd.String("pristine") == "" || cmd.String("catalog") == "") {
-		return usageError(cmd, "%s needs its source: --pristine DIR --catalog NAME (a snapshot), or --workload FILE", cmd.Name)
+		return usageError(cmd, "%s needs its source whole: --pristine DIR --catalog NAME (a snapshot), or --workload FILE, or neither (warmstat's default catalog)", cmd.Name)
 	}
 	if noSource {
 		for _, f := range []string{"reader-heap", "snapshot-compress"} {
@@ -214,6 +215,13 @@ func sayMethod(cmd *cli.Command, m *method.Method) {
 			src.Name(), src.Path(), report.Int(src.Entities()), how, m.Gates()[0], m.Dominant, m.Watch()[0], m.Dominant, m.Dominant)
 	case src.Default:
 		fmt.Fprintf(errw, "replayed in every run by the %s writer;\n", writer)
+	default: // the older way, or gates given: said as they are
+		how := map[bool]string{true: "a reader beside it reads " + src.Name() + " in every run", false: "replaying it"}[!m.Replay]
+		gates := "the dominant collection's mean and */ingest"
+		if g := m.Gates(); len(g) > 0 {
+			gates = strings.Join(g, " and ")
+		}
+		fmt.Fprintf(errw, "the question is asked of %s %s: the %s writer, %s, gated on %s\n", src.Name(), src.Path(), writer, how, gates)
 	}
 	if src.Default {
 		fmt.Fprintf(errw, "your own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n")
@@ -258,4 +266,25 @@ func seriesConfig(cmd *cli.Command, m *method.Method, dir, wl string, sides map[
 	c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
 	c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
 	return c
+}
+
+// snapshotHint helps a user whose --pristine or --catalog misses: the catalogs DIR holds,
+// or that DIR is itself a catalog's snapshot (--pristine takes its parent).
+func snapshotHint(dir, catalog string) string {
+	if _, err := os.Stat(dir + ".snapshot.json"); err == nil {
+		return fmt.Sprintf("; %s is itself a snapshot: give its parent, --pristine %s --catalog %s", dir, filepath.Dir(dir), filepath.Base(dir))
+	}
+	entries, _ := os.ReadDir(dir)
+	var have []string
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dir, e.Name()+".snapshot.json")); err == nil {
+				have = append(have, e.Name())
+			}
+		}
+	}
+	if len(have) > 0 {
+		return "; it holds " + strings.Join(have, ", ")
+	}
+	return ""
 }
