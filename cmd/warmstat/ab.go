@@ -112,6 +112,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	sayMethod(cmd, m)
 	sides := map[string]*method.Side{}
 	for _, s := range []string{"a", "b"} {
 		side, err := m.Side(srcs[s], cmd.String(s), cmd.String("label-"+s), strings.ToUpper(s), say(cmd))

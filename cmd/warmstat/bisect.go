@@ -121,6 +121,7 @@ func runBisection(ctx context.Context, cmd *cli.Command, m *method.Method, b met
 	if err != nil {
 		return nil, nil, err
 	}
+	sayMethod(cmd, m) // once the bisect is its to run
 	expected := "1 series: the confirmation"
 	if n := len(b.Commits); n > 1 {
 		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", bisect.ExpectedSeries(n), n)

@@ -248,6 +248,7 @@ func confirmer(cmd *cli.Command) func(ctx context.Context, req history.ConfirmRe
 		if err != nil {
 			return nil, err
 		}
+		sayMethod(cmd, m)
 		sides := map[string]*method.Side{}
 		for _, s := range []string{"A", "B"} {
 			b := map[string]history.Build{"A": req.Before, "B": req.After}[s]

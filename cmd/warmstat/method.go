@@ -19,7 +19,8 @@ import (
 )
 
 // prepareMethod settles how a series command (ab, bisect) asks its question: its
-// flags checked into method.Options, the method prepared, and its first lines said.
+// flags checked into method.Options and the method prepared; the command says it
+// (sayMethod) once its own checks have passed.
 // Everything is checked before the first server starts: a bad setting must not cost runs.
 func prepareMethod(ctx context.Context, cmd *cli.Command) (*method.Method, error) {
 	return prepareMethodWith(ctx, cmd, nil)
@@ -62,7 +63,6 @@ func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.O
 	if err := m.CheckGates(); errors.As(err, &ge) {
 		return nil, usageError(cmd, "%s %q: %v", gateFlagOf(cmd, ge.Gate), ge.Gate, err)
 	}
-	sayMethod(cmd, m)
 	return m, nil
 }
 
