@@ -3,6 +3,7 @@ package method
 import (
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/loader"
+	"github.com/warmstat/warmstat/workload"
 )
 
 // Heaps are the heaps every run of the series gets, and how they were chosen.
@@ -39,12 +40,11 @@ func chooseHeaps(o Options, src Source, mach evitaserver.Machine, embedded bool)
 			sc.ServerHeap = 0
 		}
 	}
-	var replay = src.Workload
-	if replay != nil {
-		if err := loader.ChooseHeaps(&sc, &replay.Header, "writer", "reader"); err != nil {
-			return h, &HeapsError{err}
-		}
-	} else if err := loader.ChooseHeaps(&sc, nil, "writer", "reader"); err != nil {
+	var replay *workload.Header
+	if src.Workload != nil {
+		replay = &src.Workload.Header
+	}
+	if err := loader.ChooseHeaps(&sc, replay, "writer", "reader"); err != nil {
 		return h, &HeapsError{err}
 	}
 	if o.ServerHeap == nil && !h.AtRatio {

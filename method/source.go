@@ -34,6 +34,8 @@ type Source struct {
 	Pristine, Catalog string
 	// Workload: the workload file, proved whole (nil for a snapshot).
 	Workload *workload.Info
+	// snapshot is the snapshot's metadata, read once (nil: none, or a workload)
+	snapshot *evitaserver.Snapshot
 }
 
 // Name is the source as messages name it: "the snapshot" or "the workload".
@@ -67,12 +69,11 @@ func (s Source) Counts() map[string]int64 {
 		}
 		return counts
 	}
-	info, err := evitaserver.ReadSnapshot(s.Pristine, s.Catalog)
-	if err != nil || len(info.Counts) == 0 {
+	if s.snapshot == nil || len(s.snapshot.Counts) == 0 {
 		return nil
 	}
 	counts := map[string]int64{}
-	for n, c := range info.Counts {
+	for n, c := range s.snapshot.Counts {
 		counts[n] = int64(c)
 	}
 	return counts
@@ -95,9 +96,8 @@ func (s Source) LiveHeap() int64 {
 		h := s.Workload.Header
 		return cmp.Or(deref(h.SnapshotLiveHeapBytes), deref(h.LiveHeapEstimateBytes))
 	}
-	info, err := evitaserver.ReadSnapshot(s.Pristine, s.Catalog)
-	switch {
-	case err != nil:
+	switch info := s.snapshot; {
+	case info == nil:
 		return 0
 	case info.LiveHeapBytes != nil:
 		return *info.LiveHeapBytes
@@ -137,7 +137,11 @@ func readSource(ctx context.Context, o Options) (Source, error) {
 		if st, err := os.Stat(filepath.Join(dir, o.Catalog)); err != nil || !st.IsDir() {
 			return Source{}, fmt.Errorf("%w: %s has no catalog directory %q", ErrNoSnapshot, dir, o.Catalog)
 		}
-		return Source{Pristine: dir, Catalog: o.Catalog}, nil
+		src := Source{Pristine: dir, Catalog: o.Catalog}
+		if info, err := evitaserver.ReadSnapshot(dir, o.Catalog); err == nil { // none: heaps must be given (loader says so)
+			src.snapshot = info
+		}
+		return src, nil
 	}
 	begin := time.Now()
 	info, generated, err := seed.CachedDefault(ctx, DefaultScale, o.Progress)

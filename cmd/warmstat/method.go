@@ -134,8 +134,7 @@ func seriesFlagsUsable(cmd *cli.Command) error {
 func sourceFlagsUsable(cmd *cli.Command) error {
 	wl, pristine := cmd.String("workload"), cmd.String("pristine") != "" || cmd.String("catalog") != ""
 	noSource := wl == "" && !pristine && !cmd.Bool("replay")
-	switch mode := cmd.String("target-mode"); {
-	case mode != runfmt.TargetRemote && mode != runfmt.TargetEmbedded:
+	if mode := cmd.String("target-mode"); mode != runfmt.TargetRemote && mode != runfmt.TargetEmbedded {
 		return usageError(cmd, "--target-mode %q: remote or embedded", mode)
 	}
 	remote := cmd.String("target-mode") == runfmt.TargetRemote
