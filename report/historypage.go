@@ -118,10 +118,8 @@ func newSeriesChart(l LineJSON, s SeriesJSON) seriesChart {
 	}
 	span(c.shown...)
 	span(s.Levels...)
-	if c.plain != nil {
-		for _, bi := range s.Builds {
-			span(runValues(l, bi, s.Figure)...)
-		}
+	for _, bi := range s.Builds { // each build's runs' range is drawn, adjusted figures or not
+		span(runValues(l, bi, s.Figure)...)
 	}
 	if c.lo == c.hi {
 		c.lo, c.hi = c.lo*0.95, c.hi*1.05

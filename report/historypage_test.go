@@ -141,3 +141,43 @@ func TestHistoryPageDrawsWhatWasJudged(t *testing.T) {
 		t.Error("a record of another build shown as the change point's follow-up")
 	}
 }
+
+// Every build's runs' range stays inside the plot, whether the figure is adjusted or
+// drawn as measured: a line of 2 builds (no change points looked for, so its figures
+// are as measured) whose runs spread far beyond their builds' means.
+func TestHistoryPageRangesStayInThePlot(t *testing.T) {
+	var points []history.Point
+	for i, machine := range []float64{0.3, -0.2, 0, 0.25, -0.3, 0} {
+		d := filepath.Join(t.TempDir(), "run")
+		if _, err := synthrun.Write(d, synthrun.Spec{Label: fmt.Sprintf("c%d", i/3+1), Seed: uint64(i + 1), Effect: 1, Tau: 0.004,
+			Machine: machine, Theta: 2.5, Cost: true}); err != nil {
+			t.Fatal(err)
+		}
+		run, err := runfmt.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := i/3 + 1
+		p, err := history.PointOf(context.Background(), run, history.Placement{Order: &o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = append(points, p)
+	}
+	a := history.Analyze(history.Lines(points)[0], analyze.ChangePointOptions{})
+	var b bytes.Buffer
+	if err := WriteHistoryPage(&b, BuildHistory("h", []history.Analysis{a}), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ranges := regexp.MustCompile(`<line class="(?:plain-)?range" x1="[^"]+" y1="([^"]+)" x2="[^"]+" y2="([^"]+)"`).FindAllStringSubmatch(b.String(), -1)
+	if len(ranges) == 0 {
+		t.Fatal("no run range drawn")
+	}
+	for _, m := range ranges {
+		for _, s := range m[1:] {
+			if y, _ := strconv.ParseFloat(s, 64); y < padT || y > chartH-padB {
+				t.Fatalf("a run range reaches y %.1f, outside the plot [%d, %d]", y, padT, chartH-padB)
+			}
+		}
+	}
+}
