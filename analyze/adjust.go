@@ -26,12 +26,14 @@ import (
 //
 //	y_adj = y − θ·(x − x̄)
 //
-// where x̄ is the mean speed over both groups' runs and θ the slope of y on x within
-// each group, pooled over both (each group's own mean set aside, so a change of the
-// build does not enter θ). The interval is then computed from y_adj as from y, paired
-// or not, with one degree of freedom fewer for θ. θ is fitted per comparison and per
-// metric, not assumed: measured slopes were 2-3 for the Product mean (the JVM's work
-// slows more than the canary's simple loops when the host is busy).
+// where x̄ is the mean speed over both groups' runs. In a paired series (every series
+// ab runs) θ is the slope of the pairs' differences on their speeds' differences
+// (fitPairedANCOVA), so the pairs still cancel the slow drift and θ costs one degree of
+// freedom of n − 1. Without pairs θ is the slope of y on x within each group, pooled
+// over both (fitANCOVA; each group's own mean set aside, so a change of the build does
+// not enter θ). θ is fitted per comparison and per metric, not assumed: measured slopes
+// were 2-3 for the Product mean (the JVM's work slows more than the canary's simple
+// loops when the host is busy).
 //
 // What it cannot do: a build that slows the machine for everything else — the canary
 // included — would have part of its change set aside. The comparison's */machine row
@@ -59,15 +61,16 @@ func machineOf(m *runfmt.Manifest) (float64, string) {
 // θ̂ is the slope within each group, pooled; δ̂ = (ȳ_B − ȳ_A) − θ̂·(x̄_B − x̄_A) is B's
 // change at one machine speed; the residual variance has n_A + n_B − 3 degrees of
 // freedom, and Var(δ̂) = s²·(1/n_A + 1/n_B + (x̄_B − x̄_A)²/Sxx), Sxx the pooled
-// within-group spread of x. The runs are compared as independent, not by pairs: the
-// machine's state a pair shares is what x measures, and a paired fit would leave n − 2
-// degrees of freedom where this leaves 2n − 3.
+// within-group spread of x. The runs are compared as independent: the comparison of
+// groups without pairs (a paired series gets fitPairedANCOVA).
 type ancova struct {
 	theta, delta float64
 	se2          float64 // Var(δ̂)
 	s2           float64 // the residual variance of one run's log figure
 	df           float64
 	ya, yb       float64 // each group's mean log figure at the common speed x̄
+	pairs        int     // fitPairedANCOVA: the pairs fitted,
+	between2     float64 // and the variance of one run's log figure at one speed, between runs
 	why          string  // non-empty: no fit
 }
 
@@ -111,13 +114,94 @@ func (f ancova) interval(level float64) (float64, float64) {
 	return f.delta - h, f.delta + h
 }
 
+// fitPairedANCOVA is the adjusted comparison of a paired series, and the one every
+// paired series' _adj gate gets: each pair's log difference d = y_B − y_A regressed on
+// its difference of log machine speed c = x_B − x_A,
+//
+//	d = δ + θ·c + ε
+//
+// θ̂ = Scd/Scc, δ̂ = d̄ − θ̂·c̄ is B's change at one machine speed, the residual variance
+// s² of one pair's difference has n − 2 degrees of freedom, and Var(δ̂) = s²·(1/n + c̄²/Scc).
+// The pairs cancel the machine's slow drift, the covariate its fast swings; the
+// independent fit (fitANCOVA) keeps only the second. It was the independent fit until
+// 2026-12-07, when three series measured it (docs/measuring.md, "pairs and the
+// covariate"): on a night the canary explained little, the independent fit's noise was
+// 5.6 % per run and this one's 3.6 %; with helpers beside the machine, 10.8 % and 5.7 %.
+// s2 is given per run (half a difference's), as fitANCOVA's.
+func fitPairedANCOVA(sa side, xa []float64, sb side, xb []float64, pairs [][2]int) ancova {
+	posA, posB := map[int]int{}, map[int]int{}
+	for k, i := range sa.at {
+		posA[i] = k
+	}
+	for k, i := range sb.at {
+		posB[i] = k
+	}
+	var d, c, ya, yb, xs, xsb []float64
+	for _, p := range pairs {
+		ka, okA := posA[p[0]]
+		kb, okB := posB[p[1]]
+		if !okA || !okB {
+			continue
+		}
+		ya, yb, xs, xsb = append(ya, sa.y[ka]), append(yb, sb.y[kb]), append(xs, xa[ka]), append(xsb, xb[kb])
+		d, c = append(d, sb.y[kb]-sa.y[ka]), append(c, xb[kb]-xa[ka])
+	}
+	n := float64(len(d))
+	f := ancova{pairs: len(d)}
+	if len(d) < 3 {
+		f.why = fmt.Sprintf("%d pair(s) with a machine speed on both sides: the paired adjustment needs at least 3", len(d))
+		return f
+	}
+	md, mc := mean(d), mean(c)
+	var scd, scc float64
+	for i := range d {
+		scd += (c[i] - mc) * (d[i] - md)
+		scc += (c[i] - mc) * (c[i] - mc)
+	}
+	if scc == 0 {
+		f.why = "the machine's speed differed the same way in every pair: nothing to adjust by"
+		return f
+	}
+	f.theta, f.df = scd/scc, n-2
+	var rss float64
+	for i := range d {
+		e := d[i] - md - f.theta*(c[i]-mc)
+		rss += e * e
+	}
+	xbar := (mean(xs) + mean(xsb)) / 2
+	f.ya, f.yb = mean(ya)-f.theta*(mean(xs)-xbar), mean(yb)-f.theta*(mean(xsb)-xbar)
+	f.delta = f.yb - f.ya // = d̄ − θ̂·c̄
+	s2d := rss / f.df
+	f.s2 = s2d / 2
+	f.se2 = s2d * (1/n + mc*mc/scc)
+	// the runs' own spread at one speed, each side's mean aside: what the pairs took out
+	var ss float64
+	for _, g := range [][2][]float64{{ya, xs}, {yb, xsb}} {
+		my, mx := mean(g[0]), mean(g[1])
+		for i := range g[0] {
+			e := g[0][i] - my - f.theta*(g[1][i]-mx)
+			ss += e * e
+		}
+	}
+	f.between2 = ss / (2*n - 2)
+	return f
+}
+
 // adjustedRow fills r, an adjusted metric's row, from the runs' figures of its base
-// metric (sa, sb) and their machine speeds; runs without a speed leave with the reason.
+// metric (sa, sb) and their machine speeds: by the series' pairs when it has them
+// (fitPairedANCOVA), else as independent groups (fitANCOVA). Runs without a speed
+// leave with the reason.
 func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scale float64) []RunNote {
 	xa, xb := speeds(c.A.Name, ra, &sa, r.Collection, r.Metric), speeds(c.B.Name, rb, &sb, r.Collection, r.Metric)
 	notes := append(sa.out, sb.out...)
 	r.RunsA, r.RunsB = sa.n(), sb.n()
-	f := fitANCOVA(sa.y, xa, sb.y, xb)
+	var f ancova
+	if c.pairs != nil {
+		f = fitPairedANCOVA(sa, xa, sb, xb, c.pairs)
+		r.Pairs, r.RunsA, r.RunsB = &f.pairs, f.pairs, f.pairs
+	} else {
+		f = fitANCOVA(sa.y, xa, sb.y, xb)
+	}
 	if f.why != "" {
 		r.Reason = f.why
 		return notes
@@ -125,6 +209,9 @@ func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scal
 	va, vb := math.Exp(f.ya)/scale, math.Exp(f.yb)/scale
 	r.A, r.B, r.AdjustSlope = &va, &vb, &f.theta
 	r.DeltaPct, r.CVPct = pct(f.delta), pct(math.Sqrt(f.s2))
+	if c.pairs != nil {
+		r.PairCVPct, r.CVPct = r.CVPct, pct(math.Sqrt(f.between2))
+	}
 	if f.s2 == 0 {
 		r.Reason = noSpread
 		return notes

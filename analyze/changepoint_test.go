@@ -129,8 +129,8 @@ func calibrateChangePoints(t testing.TB, m speedMachine, lines, n int) changePoi
 // the machine the history was measured on (its swing set aside by the canary), and a
 // steady one
 var (
-	measuredMachine = speedMachine{"measured at 0.1", 0.01, 0.04, 0.035, 0.01, 2.5}
-	steadyMachine   = speedMachine{"steady, own 2 %", 0, 0, 0.02, 0.005, 0}
+	measuredMachine = speedMachine{"measured at 0.1", 0.01, 0.04, 0.035, 0.01, 2.5, 0}
+	steadyMachine   = speedMachine{"steady, own 2 %", 0, 0, 0.02, 0.005, 0, 0}
 )
 
 // On synthetic histories the search holds its calibration (a small draw here, seeded;
@@ -171,7 +171,7 @@ func BenchmarkChangePointCalibration(b *testing.B) {
 // hides a step in the plain figures, is set aside; bad input is refused.
 func TestChangePointsFindTheStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	m := speedMachine{"swinging", 0.01, 0.05, 0.01, 0.005, 2.5}
+	m := speedMachine{"swinging", 0.01, 0.05, 0.01, 0.005, 2.5, 0}
 	f, s := history(rng, 30, map[int]float64{18: math.Log(0.86)}, m)
 	seg, err := ChangePoints(f, s, ChangePointOptions{})
 	if err != nil {

@@ -152,7 +152,8 @@ type Row struct {
 	Pairs     *int     `json:"pairs,omitempty"`
 	PairCVPct *float64 `json:"within_pair_cv_pct,omitempty"`
 	// AdjustSlope (an adjusted metric, _adj): θ, the slope of the log figure on the log
-	// machine speed within each group, by which the figures were set to one speed
+	// machine speed (of the pairs' differences in a paired comparison, else within each
+	// group), by which the figures were set to one speed
 	AdjustSlope *float64 `json:"adjust_slope,omitempty"`
 	// SlotPct (a duet series, whose pairs are analysed with the slot as a factor):
 	// what slot 2 cost a run against slot 1 (the log ratio, in %), the build's change set aside;

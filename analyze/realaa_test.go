@@ -12,7 +12,7 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
-// The adjusted comparison on real runs of one build (WARMSTAT_REAL_AA: run directories,
+// The adjusted comparison (by pairs, as every series') on real runs of one build (WARMSTAT_REAL_AA: run directories,
 // or directories of them, separated by ':'; skipped when unset): every run in the order
 // it started, each pseudo-series takes 2n consecutive runs of them, pairs them ABBA as a
 // series does, and looks after every pair from the first look on as ab does. Every
@@ -72,7 +72,7 @@ func TestAdjustedOnRealAA(t *testing.T) {
 				}
 				ya, xa, yb, xb = append(ya, p[0].y), append(xa, p[0].x), append(yb, p[1].y), append(xb, p[1].x)
 			}
-			f := fitANCOVA(ya, xa, yb, xb)
+			f := pairedFit(ya, xa, yb, xb) // as a series' gate is fitted
 			if f.why != "" {
 				continue
 			}

@@ -264,7 +264,10 @@ func projectRuns(r Row, plan SequentialPlan, n int, thresholdPct float64) *int {
 	if r.SlotPct != nil { // a duet's: the noise once the slot is known, t(pairs - 2)
 		df = duetDF
 	}
-	if r.AdjustSlope != nil { // adjusted: the runs' noise once their speed is known, t(2m - 3)
+	switch {
+	case r.AdjustSlope != nil && r.Pairs != nil: // adjusted by pairs: a pair's noise once its speeds are known, t(pairs - 2)
+		noise, df = r.PairCVPct, func(m int) float64 { return float64(m - 2) }
+	case r.AdjustSlope != nil: // adjusted, unpaired: the runs' noise once their speed is known, t(2m - 3)
 		noise, df = r.CVPct, func(m int) float64 { return float64(2*m - 3) }
 	}
 	if noise == nil || r.DeltaPct == nil {

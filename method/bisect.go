@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warmstat/warmstat/analyze"
+	"github.com/warmstat/warmstat/base/cachedir"
 	"github.com/warmstat/warmstat/bisect"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/series"
@@ -29,6 +30,69 @@ type Bisection struct {
 	Hooks   func(c *series.Config, began time.Time)
 	OnProbe func(r bisect.Result, a, b bisect.Commit)
 	Hint    func(error) error
+}
+
+// BisectGate is the one gate a bisect judges every probe on: the gate given, else the
+// method's own (the dominant collection's adjusted mean), else with the older way the
+// dominant collection's (analyze.Dominant) mean.
+func (m *Method) BisectGate(given []string) (string, error) {
+	if len(given) == 1 {
+		return given[0], nil // checked against the source by CheckGates
+	}
+	if m.Faithful {
+		return m.Gates()[0], nil
+	}
+	dom := analyze.Dominant(m.Source.Counts())
+	if dom == "" {
+		return "", fmt.Errorf("%s records no collections to choose the default gate from: %w", m.Source.Name(), ErrNoDominant)
+	}
+	return dom + "/mean", nil
+}
+
+// DirError is a bisect's directory that cannot be used (it is the checkout, inside it,
+// or another's).
+type DirError struct{ Err error }
+
+func (e *DirError) Error() string { return e.Err.Error() }
+func (e *DirError) Unwrap() error { return e.Err }
+
+// RangeError is a commit range the checkout does not have, or not in that order.
+type RangeError struct{ Err error }
+
+func (e *RangeError) Error() string { return e.Err.Error() }
+func (e *RangeError) Unwrap() error { return e.Err }
+
+// NewBisection is the bisect of the commits good..bad of the checkout home into dir,
+// judged on gate, every commit built by builder (its Root and WorkDir set here; Cache
+// defaulted to warmstat's cache): all checked before anything is built.
+func NewBisection(ctx context.Context, home, good, bad, dir, gate string, faster bool, builder bisect.Builder) (Bisection, error) {
+	b := Bisection{Gate: gate, Faster: faster}
+	root, err := filepath.Abs(home)
+	if err != nil {
+		return b, err
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil { // one checkout, one plan, however it is reached
+		root = r
+	}
+	b.Root = root
+	if b.Dir, err = filepath.Abs(dir); err != nil {
+		return b, err
+	}
+	if err := bisect.DirUsable(b.Dir, root); err != nil {
+		return b, &DirError{err}
+	}
+	if builder.Cache == "" {
+		builder.Cache = filepath.Join(cachedir.Root(), "builds")
+	}
+	if err := bisect.Writable(builder.Cache); err != nil {
+		return b, fmt.Errorf("build cache %s: %w", builder.Cache, err)
+	}
+	if b.Good, b.Commits, err = bisect.Range(ctx, root, good, bad); err != nil {
+		return b, &RangeError{err}
+	}
+	builder.Root, builder.WorkDir = root, filepath.Join(b.Dir, "work")
+	b.Builder = &builder
+	return b, nil
 }
 
 // BisectPlan is the bisect's plan: its range, build and gate, and the series every probe

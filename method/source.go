@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/evitaserver"
@@ -14,8 +15,18 @@ import (
 	"github.com/warmstat/warmstat/workload"
 )
 
-// ErrNoSnapshot: the snapshot's catalog directory is not there.
+// ErrNoSnapshot: the snapshot's catalog directory is not there (a NoSnapshotError).
 var ErrNoSnapshot = errors.New("no such snapshot")
+
+// NoSnapshotError is a snapshot's catalog directory that is not there; its message
+// names the directory and what it holds instead.
+type NoSnapshotError struct{ Dir, Catalog string }
+
+func (e *NoSnapshotError) Error() string {
+	return fmt.Sprintf("--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)%s", e.Dir, e.Catalog, snapshotHint(e.Dir, e.Catalog))
+}
+
+func (e *NoSnapshotError) Is(target error) bool { return target == ErrNoSnapshot }
 
 // WorkloadError is a workload file that cannot be replayed (damaged, or not one).
 type WorkloadError struct{ Err error }
@@ -135,7 +146,7 @@ func readSource(ctx context.Context, o Options) (Source, error) {
 			return Source{}, err
 		}
 		if st, err := os.Stat(filepath.Join(dir, o.Catalog)); err != nil || !st.IsDir() {
-			return Source{}, fmt.Errorf("%w: %s has no catalog directory %q", ErrNoSnapshot, dir, o.Catalog)
+			return Source{}, &NoSnapshotError{Dir: dir, Catalog: o.Catalog}
 		}
 		src := Source{Pristine: dir, Catalog: o.Catalog}
 		if info, err := evitaserver.ReadSnapshot(dir, o.Catalog); err == nil { // none: heaps must be given (loader says so)
@@ -149,4 +160,25 @@ func readSource(ctx context.Context, o Options) (Source, error) {
 		return Source{}, err
 	}
 	return Source{Default: true, Generated: generated, Took: time.Since(begin), Workload: &info, Catalog: info.Header.Catalog}, nil
+}
+
+// snapshotHint helps a user whose --pristine or --catalog misses: the catalogs dir holds,
+// or that dir is itself a catalog's snapshot (--pristine takes its parent).
+func snapshotHint(dir, catalog string) string {
+	if _, err := os.Stat(dir + ".snapshot.json"); err == nil {
+		return fmt.Sprintf("; %s is itself a snapshot: give its parent, --pristine %s --catalog %s", dir, filepath.Dir(dir), filepath.Base(dir))
+	}
+	entries, _ := os.ReadDir(dir)
+	var have []string
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dir, e.Name()+".snapshot.json")); err == nil {
+				have = append(have, e.Name())
+			}
+		}
+	}
+	if len(have) > 0 {
+		return "; it holds " + strings.Join(have, ", ")
+	}
+	return ""
 }

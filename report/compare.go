@@ -262,7 +262,10 @@ func footnotes(c *analyze.Comparison, rows []analyze.Row) []string {
 		out = append(out, fmt.Sprintf("what the noise in %s mean upsert is made of (the pairs' differences, SD %s µs over %d pairs): the applying thread's CPU %s %%, its wait for a CPU %s %%, stopped or blocked %s %%%s",
 			d.Collection, Fixed(d.SDUs, 1), d.Pairs, Fixed(d.CPUPct, 0), Fixed(d.WaitPct, 0), Fixed(d.BlockedPct, 0), machine))
 	}
-	if slices.ContainsFunc(rows, func(r analyze.Row) bool { return r.AdjustSlope != nil }) {
+	switch i := slices.IndexFunc(rows, func(r analyze.Row) bool { return r.AdjustSlope != nil }); {
+	case i >= 0 && rows[i].Pairs != nil:
+		out = append(out, "_adj rows set the machine's speed aside: each pair's difference is regressed on the difference of its runs' canaries, and B's change is the difference at equal speeds, t with pairs - 2 degrees of freedom (docs/comparisons.md)")
+	case i >= 0:
 		out = append(out, "_adj rows set the machine's speed aside: each run's figure is moved to one speed along the slope (θ) its group's runs show against their canary, and B's change is the least-squares difference at that speed, t with n_A + n_B - 3 degrees of freedom (docs/comparisons.md)")
 	}
 	if slices.ContainsFunc(rows, func(r analyze.Row) bool { return r.ResolutionPct != nil }) {

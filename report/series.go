@@ -119,6 +119,9 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 			switch {
 			case g.Adjusted:
 				noise = fmt.Sprintf("noise %.2f %% per run once the machine's speed is set aside (its runs compared as independent, t(n_A + n_B - 3))", *g.NoisePct)
+				if l.Look.Method == analyze.Paired {
+					noise = fmt.Sprintf("within-pair noise %.2f %% once the machine's speed is set aside (the pairs' differences on their speeds', t(pairs - 2))", *g.NoisePct)
+				}
 			case l.Look.Method != analyze.Paired:
 				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
 			}
@@ -402,6 +405,9 @@ func (a *SeriesAnswer) words(f Format) []string {
 			kind := a.NoiseKind
 			if g.Adjusted {
 				kind = "between runs, once the machine's speed is set aside"
+				if a.NoiseKind == "within a pair" {
+					kind = "within a pair, once the machine's speed is set aside"
+				}
 			}
 			out = append(out, fmt.Sprintf("  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)",
 				*g.NoisePct, kind, a.RunsPerSide, a.Unit, halfWidth(*g.DetectablePct, 0)))

@@ -22,31 +22,9 @@ import (
 
 func abCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "ab",
-		Usage: "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
-		Description: "Is build B faster or slower than build A at publishing? An interleaved series of loads that stops as soon as it knows.\n\n" +
-			"The source: --pristine DIR --catalog NAME (a snapshot), --workload FILE, or none (warmstat's default catalog at scale\n" +
-			"0.1, generated once into its cache). Every source is asked the same way: the catalog is read once (a snapshot into\n" +
-			"SERIES/workload.wsw, by build A) and replayed in every run by the embedded writer; the series is gated on the dominant\n" +
-			"collection's mean with the machine's speed set aside (Product/mean_adj) and watches its allocation per upsert\n" +
-			"(Product/alloc: shown, not waited for). The dominant collection is Product, else the one with the most entities.\n" +
-			"The writer's heap holds the catalog at production's ratio (2.84 × its live heap). The first lines say all this.\n" +
-			"--target-mode remote is the older way: a remote writer, a reader in every run (unless --replay), gated on the\n" +
-			"dominant collection's mean and */ingest.\n\n" +
-			"A build is a release version, \"jar:FILE\", \"checkout:DIR\" or \"classpath:CP\". Runs go in ABBA order into\n" +
-			"SERIES/A/run-N and SERIES/B/run-N, ordinary run directories. After each pair from --min-runs on, the gates are judged\n" +
-			"on a sequential interval that spends --alpha across the looks up to --max-runs. The series stops when every gate is\n" +
-			"faster, slower or equivalent (inside ±--threshold). SERIES/series.json holds the plan and every run: the same command\n" +
-			"continues a stopped series. At the end: compare, table --group and SERIES/compare.svg, then the answer.\n" +
-			"--pairs N runs exactly N pairs with one look (a fleet's machines, for warmstat combine). --duet runs both builds at\n" +
-			"once in every pair. --stop-after N ends this invocation after N more pairs.\n" +
-			"Exit codes as compare: 0, 1 a failure (an interrupted series: the same command continues it), 2 usage,\n" +
-			"3 refused, 4 a gate slower with --fail-on-regression; 130 / 143 a second Ctrl-C or SIGTERM: stopped at once." +
-			examples("warmstat ab --a 2026.2.2 --b 2026.2.3",
-				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.3 --b checkout:~/src/evitaDB --out series/my-branch",
-				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --pairs 5 --out series/m1",
-				"warmstat ab --pristine /var/tmp/ws/pristine --catalog shop --a 2026.2.2 --b 2026.2.3 --target-mode remote --out series/remote",
-				"warmstat ab --workload /var/tmp/ws/shop.wsw --a 2026.2.2 --b 2026.2.3 --duet --writer-warm-up 1 --out series/duet"),
+		Name:        "ab",
+		Usage:       "an interleaved A/B series of spawn-mode loads that stops as soon as the answer is known",
+		Description: help("ab"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "a", Usage: "build A (the baseline): a server", Required: true},
 			&cli.StringFlag{Name: "b", Usage: "build B: a server", Required: true},
@@ -112,7 +90,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	sayMethod(cmd, m)
+	report.MethodLines(cmd.Root().ErrWriter, m)
 	sides := map[string]*method.Side{}
 	for _, s := range []string{"a", "b"} {
 		side, err := m.Side(srcs[s], cmd.String(s), cmd.String("label-"+s), strings.ToUpper(s), say(cmd))

@@ -12,8 +12,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/warmstat/warmstat/analyze"
-	"github.com/warmstat/warmstat/base/cachedir"
 	"github.com/warmstat/warmstat/bisect"
 	"github.com/warmstat/warmstat/evitaserver"
 	"github.com/warmstat/warmstat/method"
@@ -23,21 +21,9 @@ import (
 
 func bisectCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "bisect",
-		Usage: "which commit of an evitaDB checkout made publishing slower: series of probes against good, halving the commits",
-		Description: "Lists the first-parent commits of --good..--bad in the checkout --evita-home, confirms the regression with a\n" +
-			"series of good against bad (as warmstat ab runs one), then halves the commits between: a series of each probe\n" +
-			"against good moves the bad end (slower) or the good end (equivalent); a probe that stays unresolved is put\n" +
-			"against the bad end too, or reported as undecidable, never guessed. A probe slower than good and clearly\n" +
-			"faster than bad splits the regression: each part is found. Each commit is built once (--build-cmd, in a clone\n" +
-			"of its own: the checkout is never touched), its server jar (--server-jar-path) cached by commit in\n" +
-			"--build-cache; a commit that fails to build or whose server does not start is skipped. Every probe's series\n" +
-			"is an ordinary series directory (DIR/probes/B-vs-A), so compare, table, plot and profile --diff work on it.\n" +
-			"DIR/bisect.json holds the plan, the commits, every build and probe: the same command continues.\n" +
-			"Exit codes: 0 a culprit found, 3 no regression confirmed, undecidable or a culprit hidden among unbuildable\n" +
-			"commits, 1 a failure (an interrupted bisect: the same command continues it), 2 usage; 130 / 143 a second\n" +
-			"Ctrl-C or SIGTERM: stopped at once, the build and every JVM it started ended with it." +
-			examples("warmstat bisect --evita-home ~/src/evitaDB --good v2026.2.2 --bad v2026.2.3 --out bisect/2026.2.3 --pristine /var/tmp/ws/pristine --catalog shop --replay"),
+		Name:        "bisect",
+		Usage:       "which commit of an evitaDB checkout made publishing slower: series of probes against good, halving the commits",
+		Description: help("bisect"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout (git; only read)", Required: true},
 			&cli.StringFlag{Name: "good", Usage: "a commit (or any revision) publishing at the old speed", Required: true},
@@ -74,8 +60,10 @@ func runBisect(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	gate, err := bisectGate(cmd, m)
-	if err != nil {
+	gate, err := m.BisectGate(cmd.StringSlice("gate"))
+	if errors.Is(err, method.ErrNoDominant) {
+		return usageError(cmd, "--gate: %v; name one (--gate COLLECTION/mean)", err)
+	} else if err != nil {
 		return err
 	}
 	where := bisectRange{home: cmd.String("evita-home"), good: cmd.String("good"), bad: cmd.String("bad"), dir: cmd.String("out"),
@@ -121,7 +109,7 @@ func runBisection(ctx context.Context, cmd *cli.Command, m *method.Method, b met
 	if err != nil {
 		return nil, nil, err
 	}
-	sayMethod(cmd, m) // once the bisect is its to run
+	report.MethodLines(cmd.Root().ErrWriter, m) // once the bisect is its to run
 	expected := "1 series: the confirmation"
 	if n := len(b.Commits); n > 1 {
 		expected = fmt.Sprintf("about %d series: a confirmation and ⌈log₂ %d⌉ probes", bisect.ExpectedSeries(n), n)
@@ -165,43 +153,25 @@ type bisectRange struct {
 	faster               bool
 }
 
-// bisectOf is the bisect of where, built as the build flags say: its checkout,
-// directory, commits and builder, all checked before anything is built.
+// bisectOf is the bisect of where, built as the build flags say, checked by method
+// before anything is built, and shown as it goes.
 func bisectOf(ctx context.Context, cmd *cli.Command, gate string, where bisectRange) (method.Bisection, error) {
-	b := method.Bisection{Gate: gate, Faster: where.faster, Hint: faultHint}
-	root, err := filepath.Abs(where.home)
-	if err != nil {
-		return b, err
-	}
-	if r, err := filepath.EvalSymlinks(root); err == nil { // one checkout, one plan, however it is reached
-		root = r
-	}
-	b.Root = root
-	if b.Dir, err = filepath.Abs(where.dir); err != nil {
-		return b, err
-	}
-	if err := bisect.DirUsable(b.Dir, root); err != nil {
-		return b, usageError(cmd, "--out %v", err)
-	}
-	cache := cmd.String("build-cache")
-	if cache == "" {
-		cache = filepath.Join(cachedir.Root(), "builds")
-	}
-	if err := bisect.Writable(cache); err != nil {
-		return b, fmt.Errorf("--build-cache %s: %w", cache, err)
-	}
-	if b.Good, b.Commits, err = bisect.Range(ctx, root, where.good, where.bad); err != nil {
-		return b, usageError(cmd, "%v", err)
-	}
 	errw := cmd.Root().ErrWriter
-	b.Builder = &bisect.Builder{Root: root, Command: cmd.String("build-cmd"), JarPath: cmd.String("server-jar-path"), Cache: cache,
-		WorkDir: filepath.Join(b.Dir, "work"), RetryFailed: cmd.Bool("rebuild-failed"),
-		Progress: func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
-	out := progressWriter(cmd)
-	b.Hooks = func(c *series.Config, began time.Time) {
-		c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
-		c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
+	builder := bisect.Builder{Command: cmd.String("build-cmd"), JarPath: cmd.String("server-jar-path"), Cache: cmd.String("build-cache"),
+		RetryFailed: cmd.Bool("rebuild-failed"), Progress: func(msg string) { fmt.Fprintf(errw, "%s %s\n", time.Now().Format("15:04:05"), msg) }}
+	b, err := method.NewBisection(ctx, where.home, where.good, where.bad, where.dir, gate, where.faster, builder)
+	var de *method.DirError
+	var re *method.RangeError
+	switch {
+	case errors.As(err, &de):
+		return b, usageError(cmd, "--out %v", err)
+	case errors.As(err, &re):
+		return b, usageError(cmd, "%v", err)
+	case err != nil:
+		return b, err
 	}
+	b.Hint = faultHint
+	b.Hooks = seriesShown(cmd)
 	b.OnProbe = func(r bisect.Result, a, bc bisect.Commit) {
 		fmt.Fprintf(errw, "  %s against %s: %s %s after %s per side\n", bc.Short(), a.Short(), gate, report.BisectChange(r), report.Plural(r.Runs, "run"))
 	}
@@ -226,20 +196,4 @@ func bisectStopped(ctx context.Context, out io.Writer, format string, st *bisect
 		return errors.New("interrupted: the bisect stopped; the same command continues it")
 	}
 	return fmt.Errorf("%w (the bisect stopped; the same command continues it)", err)
-}
-
-// bisectGate is --gate, or the method's gate (the dominant collection's adjusted mean),
-// or with the older way the dominant collection's (analyze.Dominant) mean.
-func bisectGate(cmd *cli.Command, m *method.Method) (string, error) {
-	if g := cmd.StringSlice("gate"); len(g) == 1 {
-		return g[0], nil // checked against the source by prepareMethod
-	}
-	if m.Faithful {
-		return m.Gates()[0], nil
-	}
-	dom := analyze.Dominant(m.Source.Counts())
-	if dom == "" {
-		return "", usageError(cmd, "--gate: %s records no collections to choose the default gate from; name one (--gate COLLECTION/mean)", m.Source.Name())
-	}
-	return dom + "/mean", nil
 }

@@ -17,17 +17,10 @@ import (
 
 func combineCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "combine",
-		Usage:     "one verdict from a fleet: the fixed-size series of one plan run on several machines (warmstat ab --pairs N), combined",
-		ArgsUsage: "SERIES SERIES...",
-		Description: "Each SERIES is one machine's fixed-size series (warmstat ab --pairs N), all of one plan: builds, workload, heaps.\n" +
-			"Pairs stay inside their machine; the fleet's change is the mean over all pairs, with a Satterthwaite interval.\n" +
-			"Each machine's change is shown, and whether the machines disagree is tested apart. Verdicts and gates as compare.\n" +
-			"Exit codes: 0 combined, 1 bad input (a series unfinished, unpaired or sequential), 2 usage error,\n" +
-			"3 refused (other plans, a run in two series; or a gate not judged with --require-verdict),\n" +
-			"4 a gate slower with --fail-on-regression. docs/combine.md has the rest." +
-			examples("warmstat combine series/m1 series/m2 series/m3",
-				"warmstat combine --format md series/m1 series/m2 series/m3"),
+		Name:        "combine",
+		Usage:       "one verdict from a fleet: the fixed-size series of one plan run on several machines (warmstat ab --pairs N), combined",
+		ArgsUsage:   "SERIES SERIES...",
+		Description: help("combine"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every collection, not just the dominant one (Product) and the overall rows"},
 			&cli.FloatFlag{Name: "threshold", Usage: "noise threshold in %", DefaultText: "the series' own --threshold"},

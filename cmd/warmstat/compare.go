@@ -14,18 +14,10 @@ import (
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "compare",
-		Usage:     "did build B make publishing faster or slower than build A? (runs as the unit, honest verdicts)",
-		ArgsUsage: "A B",
-		Description: "A and B: each a run directory, or a directory of runs of one build. Runs are the unit.\n" +
-			"Per metric: A and B (geometric means), the change, its 95 % interval and a verdict.\n" +
-			"faster or slower only when the whole interval clears the noise threshold; unresolved otherwise.\n" +
-			"Refuses (exit 3) when a recorded condition differs, or a run appears twice.\n" +
-			"Exit codes: 0 compared, 1 bad input, 2 usage error, 3 refused (or a gate not judged with --require-verdict),\n" +
-			"4 a gate slower with --fail-on-regression. docs/compare.md has the rest." +
-			examples("warmstat compare runs/v2026.2.2 runs/v2026.2.3",
-				"warmstat compare series/my-branch/A series/my-branch/B",
-				"warmstat compare --fail-on-regression runs/main runs/pr-1395"),
+		Name:        "compare",
+		Usage:       "did build B make publishing faster or slower than build A? (runs as the unit, honest verdicts)",
+		ArgsUsage:   "A B",
+		Description: help("compare"),
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 4 when a gated metric is slower"},

@@ -13,14 +13,11 @@ import (
 // before any series, and a CI machine compiles once.
 func embeddedCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "embedded-writer",
-		Usage: "compile warmstat's embedded writer (--target-mode embedded) against a build, once; prints where it is",
-		Description: "Compiles warmstat's embedded writer (the engine in one JVM, no transport) against a build's jars.\n" +
-			"It is cached per build; load and ab compile it on first use. Prints the jar's path.\n" +
-			"Exit codes: 0 ok, 1 not compiled or the build cannot be used, 2 usage error. docs/embedded-writer.md has the rest." +
-			examples("warmstat embedded-writer --evita-version 2026.2.3"),
-		Flags:  serverFlags("the build"),
-		Action: runEmbedded,
+		Name:        "embedded-writer",
+		Usage:       "compile warmstat's embedded writer (--target-mode embedded) against a build, once; prints where it is",
+		Description: help("embedded-writer"),
+		Flags:       serverFlags("the build"),
+		Action:      runEmbedded,
 	}
 }
 

@@ -13,14 +13,9 @@ import (
 
 func extractCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "extract",
-		Usage: "read a source catalog once into a workload file, for load --replay",
-		Description: "Reads a source catalog once, exactly as load reads it, into a workload file that load --replay replays.\n" +
-			"Spawn mode (--pristine DIR --catalog NAME and a server) starts a reader alone; attach mode (--source) reads a running one.\n" +
-			"--out is never an existing file; it is verified before extract reports it.\n" +
-			"Exit codes: 0 extracted, 1 failed (nothing left at --out), 2 usage error; 130 / 143 a second Ctrl-C or SIGTERM.\n" +
-			"docs/extract.md has the rest." +
-			examples("warmstat extract --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out /var/tmp/ws/shop.wsw"),
+		Name:        "extract",
+		Usage:       "read a source catalog once into a workload file, for load --replay",
+		Description: help("extract"),
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "the workload file to create"},
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},

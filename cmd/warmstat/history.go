@@ -21,19 +21,10 @@ import (
 
 func historyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "history",
-		Usage:     "publishing time across a branch's builds: a line per set of conditions, its change points found, confirmed, bisected, and published as a page",
-		ArgsUsage: "HISTORY",
-		Description: "Prints each line of the history: the runs under one set of conditions, in their builds' order.\n" +
-			"Per metric it names the change points: where the level moved, with size, interval and builds.\n" +
-			"--confirm runs an ab series across each change point of --metric. --bisect bisects the commits inside it.\n" +
-			"Both are kept in the history. Their series flags are ab's; none given, the default catalog.\n" +
-			"Exit codes: 0 ok, 1 a failure or a damaged history, 2 usage error, 3 a run held twice.\n" +
-			"docs/history.md has the rest." +
-			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
-				"warmstat history hist",
-				"warmstat history hist --confirm --bisect --evita-home ~/src/evitaDB",
-				"warmstat history publish hist --out site"),
+		Name:        "history",
+		Usage:       "publishing time across a branch's builds: a line per set of conditions, its change points found, confirmed, bisected, and published as a page",
+		ArgsUsage:   "HISTORY",
+		Description: help("history"),
 		Flags: localFlags(append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | md | json"},
 			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in % (the permutation test's p-value)"},
@@ -52,15 +43,10 @@ func historyCommand() *cli.Command {
 
 func historyAddCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "add",
-		Usage:     "add runs (or every run of series) to a history, each under its build",
-		ArgsUsage: "HISTORY RUN|SERIES...",
-		Description: "Records each run under its build: commit, place in the branch, date and tag, read in --evita-home.\n" +
-			"Without a checkout, --order places the runs. A run under other conditions starts a line of its own.\n" +
-			"A run already held, or one not complete and verified, is refused. Each run is a file of its own.\n" +
-			"docs/history.md has the rest." +
-			examples("warmstat history add hist runs/abc123/run-1 --evita-home ~/src/evitaDB",
-				"warmstat history add hist series/2026.2.3 --evita-home ~/src/evitaDB --rev v2026.2.3"),
+		Name:        "add",
+		Usage:       "add runs (or every run of series) to a history, each under its build",
+		ArgsUsage:   "HISTORY RUN|SERIES...",
+		Description: help("history-add"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "evita-home", Usage: "the evitaDB checkout the builds come from (git; only read)"},
 			&cli.StringFlag{Name: "rev", Usage: "the commit (or tag) the runs were built from, when their build does not record it"},
@@ -73,14 +59,10 @@ func historyAddCommand() *cli.Command {
 
 func historyPublishCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "publish",
-		Usage:     "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
-		ArgsUsage: "HISTORY",
-		Description: "Writes SITE/index.html and SITE/history.json: per line a chart per metric, its change points marked.\n" +
-			"The charts draw the figures with the machine's speed set aside, the plain figure faint beside.\n" +
-			"SITE is new, or one warmstat published before; nothing else is overwritten.\n" +
-			"docs/history.md has the rest." +
-			examples("warmstat history publish hist --out site"),
+		Name:        "publish",
+		Usage:       "the history as a self-contained HTML page (inline SVG; opens from file:// and on GitHub Pages)",
+		ArgsUsage:   "HISTORY",
+		Description: help("history-publish"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "the site directory (required)"},
 			&cli.FloatFlag{Name: "cp-alpha", Value: 0.5, Usage: "the significance a change point needs, in %"},
@@ -248,7 +230,7 @@ func confirmer(cmd *cli.Command) func(ctx context.Context, req history.ConfirmRe
 		if err != nil {
 			return nil, err
 		}
-		sayMethod(cmd, m)
+		report.MethodLines(cmd.Root().ErrWriter, m)
 		sides := map[string]*method.Side{}
 		for _, s := range []string{"A", "B"} {
 			b := map[string]history.Build{"A": req.Before, "B": req.After}[s]

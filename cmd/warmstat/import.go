@@ -14,13 +14,9 @@ import (
 
 func importCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "import",
-		Usage: "turn one Java harness run (per-entity.csv + stdout.log) into a warmstat run directory",
-		Description: "Reads a harness run's stdout.log and per-entity.csv, checks the CSV reproduces every printed latency, writes --out.\n" +
-			"The harness's files hold no machine and no JVM: --machine this and --jvm this record this machine's, else unknown.\n" +
-			"Exit codes: 0 imported, 1 the files are unusable or disagree, or --out is not empty (nothing written), 2 usage error.\n" +
-			"docs/import.md has the rest." +
-			examples("warmstat import --java results/run-1 --out runs/java/run-1 --server-heap 23g --build v2026.2.3"),
+		Name:        "import",
+		Usage:       "turn one Java harness run (per-entity.csv + stdout.log) into a warmstat run directory",
+		Description: help("import"),
 		Flags: append(conditionFlags("writer max heap, e.g. 23g", "reader max heap, e.g. 14g (overrides the log's figure)"),
 			&cli.StringFlag{Name: "java", Usage: "harness run directory holding stdout.log and per-entity.csv", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "run directory to create", Required: true},

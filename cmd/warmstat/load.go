@@ -19,17 +19,9 @@ import (
 
 func loadCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "load",
-		Usage: "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
-		Description: "Re-upserts every entity of a source catalog into a fresh WARM_UP catalog, then goLive, then verifies the counts.\n" +
-			"Spawn mode (--pristine DIR --catalog NAME) starts a reader and a writer on a copy; the snapshot is only read.\n" +
-			"--replay FILE reads a workload file instead. Attach mode (--source, --target) uses running servers.\n" +
-			"Writes --out, prints the report, then RUN_STATUS=MEASUREMENT-DONE-<run>.\n" +
-			"Exit codes: 0 verified, 1 counts differ or the run failed or was interrupted, 2 counts unknown, 64 usage error.\n" +
-			"docs/load.md has the rest." +
-			examples("warmstat load --pristine /var/tmp/ws/pristine --catalog shop --evita-version 2026.2.3 --out runs/v2026.2.3/run-1 --build v2026.2.3",
-				"warmstat load --replay /var/tmp/ws/shop.wsw --evita-version 2026.2.3 --out runs/v2026.2.3-replay/run-1 --build v2026.2.3",
-				"warmstat load --source 127.0.0.1:5555 --source-catalog shop --target 127.0.0.1:5556 --out runs/x/run-1 --build x --server-heap 23g --reader-heap 14g"),
+		Name:        "load",
+		Usage:       "the benchmark: re-upsert every entity of a source catalog into a fresh WARM_UP target, goLive, verify",
+		Description: help("load"),
 		Flags: append(append(append(conditionFlags("target (writer) server max heap, e.g. 23g", "source (reader) server max heap"), serverFlags("spawn mode")...),
 			&cli.StringFlag{Name: "pristine", Usage: "spawn mode: parent directory of the pristine <catalog>/ snapshot (warmstat seed --pristine makes one)"},
 			&cli.StringFlag{Name: "snapshot-compress", Usage: "spawn mode, a snapshot warmstat seed did not make (no <catalog>.snapshot.json): its storage.compress, true | false, which the reader must open it with; the heaps must then be given"},

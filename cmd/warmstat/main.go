@@ -149,10 +149,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			}
 			return cli.ShowAppHelp(cmd)
 		},
-		Description: "Exit codes: 0 ok, 1 a failed run or unusable input, 2 a usage error, 3 a refused comparison\n" +
-			"(or a gate not judged, with --require-verdict), 4 a regression with --fail-on-regression.\n" +
-			"load keeps the Java harness's codes for its run, and exits 64 on a usage error.\n" +
-			"The long commands exit 130 after a second Ctrl-C, 143 after SIGTERM. README.md has the rest.",
+		Description: help("warmstat"),
 		Commands: []*cli.Command{
 			seedCommand(),
 			extractCommand(),

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -44,8 +41,7 @@ func prepareMethodWith(ctx context.Context, cmd *cli.Command, set func(*method.O
 	case errors.Is(err, context.Canceled):
 		return nil, errors.New("interrupted: the default catalog was not generated (nothing is left of it)")
 	case errors.Is(err, method.ErrNoSnapshot):
-		abs, _ := filepath.Abs(o.Pristine)
-		return nil, usageError(cmd, "--pristine %s: no catalog directory %q there (a pristine snapshot is made by warmstat seed --pristine)%s", abs, o.Catalog, snapshotHint(abs, o.Catalog))
+		return nil, usageError(cmd, "%v", err)
 	case errors.Is(err, method.ErrNoDominant):
 		return nil, usageError(cmd, "%v: name the gate (--gate COLLECTION/mean_adj)", err)
 	}
@@ -187,103 +183,25 @@ func duetFlagsUsable(cmd *cli.Command, replay bool) error {
 	return nil
 }
 
-// sayMethod says in the first lines how the series will ask its question, and the way
-// back to the older one.
-func sayMethod(cmd *cli.Command, m *method.Method) {
-	errw, src := cmd.Root().ErrWriter, m.Source
-	if src.Default {
-		how := "cached"
-		if src.Generated {
-			how = fmt.Sprintf("generated now in %s, then cached", src.Took.Round(100*time.Millisecond))
-		}
-		fmt.Fprintf(errw, "no source given: the question is asked of warmstat's default catalog at scale %g (%s entities; %s: %s),\n",
-			method.DefaultScale, report.Int(src.Workload.Trailer.Entities), how, src.Workload.Path)
-	}
-	writer := map[bool]string{true: "embedded", false: "remote"}[m.Embedded]
-	switch {
-	case m.Faithful && src.Default:
-		fmt.Fprintf(errw, "replayed in every run by the embedded writer, gated on %s (the %s mean with the machine's speed set aside), watching %s (what a %s upsert allocates: shown, not waited for);\n",
-			m.Gates()[0], m.Dominant, m.Watch()[0], m.Dominant)
-	case m.Faithful:
-		how := "read once into the series' workload.wsw by build A, replayed in every run by the embedded writer"
-		if src.Workload != nil {
-			how = "replayed in every run by the embedded writer"
-		}
-		fmt.Fprintf(errw, "the question is asked of %s %s (%s entities): %s, gated on %s (the %s mean with the machine's speed set aside), watching %s (what a %s upsert allocates: shown, not waited for);\n"+
-			"the older way (a remote writer and a reader in every run, gated on %s/mean and */ingest): --target-mode remote\n",
-			src.Name(), src.Path(), report.Int(src.Entities()), how, m.Gates()[0], m.Dominant, m.Watch()[0], m.Dominant, m.Dominant)
-	case src.Default:
-		fmt.Fprintf(errw, "replayed in every run by the %s writer;\n", writer)
-	default: // the older way, or gates given: said as they are
-		how := map[bool]string{true: "a reader beside it reads " + src.Name() + " in every run", false: "replaying it"}[!m.Replay]
-		gates := "the dominant collection's mean and */ingest"
-		if g := m.Gates(); len(g) > 0 {
-			gates = strings.Join(g, " and ")
-		}
-		fmt.Fprintf(errw, "the question is asked of %s %s: the %s writer, %s, gated on %s\n", src.Name(), src.Path(), writer, how, gates)
-	}
-	if src.Default {
-		fmt.Fprintf(errw, "your own catalog: --workload FILE or --pristine DIR --catalog NAME (docs/ab.md)\n")
-	}
-	sayHeaps(cmd, m)
-}
-
-// sayHeaps says how the heaps not given were chosen.
-func sayHeaps(cmd *cli.Command, m *method.Method) {
-	errw, h := cmd.Root().ErrWriter, m.Heaps
-	if h.AtRatio {
-		fmt.Fprintf(errw, "writer heap: --server-heap %s, production's ratio of heap to live set (2.84 × the catalog's %s live, rounded up to 256 MiB steps)\n",
-			runfmt.FormatBytesExact(&h.Writer), runfmt.FormatSize(h.Live))
-	}
-	var chosen []string
-	for _, c := range h.Chosen {
-		switch c {
-		case "writer":
-			chosen = append(chosen, "--server-heap "+runfmt.FormatBytesExact(&h.Writer))
-		case "reader":
-			chosen = append(chosen, "--reader-heap "+runfmt.FormatBytesExact(&h.Reader))
-		}
-	}
-	if len(chosen) > 0 {
-		fmt.Fprintf(errw, "heaps chosen from %s's record (as load chooses them): %s\n", m.Source.Name(), strings.Join(chosen, ", "))
-	}
-	if h.Note != "" {
-		fmt.Fprintf(errw, "note: %s\n", h.Note)
-	}
-}
-
 // say is where a package's word on its work goes: the command's standard error.
 func say(cmd *cli.Command) func(string) {
 	return func(msg string) { fmt.Fprintln(cmd.Root().ErrWriter, msg) }
 }
 
 // seriesConfig is the method's series in dir replaying wl (when it replays), shown as
-// it goes: each run with its health and the time left, each look.
+// it goes.
 func seriesConfig(cmd *cli.Command, m *method.Method, dir, wl string, sides map[string]*method.Side, plan series.Plan, began time.Time) series.Config {
-	out := progressWriter(cmd)
 	c := m.Config(dir, wl, sides, plan, faultHint)
-	c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
-	c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
+	seriesShown(cmd)(&c, began)
 	return c
 }
 
-// snapshotHint helps a user whose --pristine or --catalog misses: the catalogs DIR holds,
-// or that DIR is itself a catalog's snapshot (--pristine takes its parent).
-func snapshotHint(dir, catalog string) string {
-	if _, err := os.Stat(dir + ".snapshot.json"); err == nil {
-		return fmt.Sprintf("; %s is itself a snapshot: give its parent, --pristine %s --catalog %s", dir, filepath.Dir(dir), filepath.Base(dir))
+// seriesShown shows a series as it goes: each run with its health and the time left,
+// each look.
+func seriesShown(cmd *cli.Command) func(c *series.Config, began time.Time) {
+	out := progressWriter(cmd)
+	return func(c *series.Config, began time.Time) {
+		c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
+		c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
 	}
-	entries, _ := os.ReadDir(dir)
-	var have []string
-	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := os.Stat(filepath.Join(dir, e.Name()+".snapshot.json")); err == nil {
-				have = append(have, e.Name())
-			}
-		}
-	}
-	if len(have) > 0 {
-		return "; it holds " + strings.Join(have, ", ")
-	}
-	return ""
 }

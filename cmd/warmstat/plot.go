@@ -12,17 +12,10 @@ import (
 
 func plotCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "plot",
-		Usage:     "pictures of latency: distribution (cdf), latency over the load (timeline), change with intervals (compare)",
-		ArgsUsage: "RUN_OR_GROUP... (compare: A B)",
-		Description: "--kind cdf: each run's upsert latency distribution for one collection, p50/p95/p99 marked.\n" +
-			"--kind timeline: median and p99 of consecutive blocks of upserts, along the load.\n" +
-			"--kind compare: every metric's change B vs A with its 95 % interval, as compare judges it.\n" +
-			"The file's extension picks SVG, PNG or PDF. It is written whole or not at all.\n" +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 refused comparison.\n" +
-			"docs/plot.md has the rest." +
-			examples("warmstat plot --kind compare --out compare.svg runs/v2026.2.2 runs/v2026.2.3",
-				"warmstat plot --kind cdf --out cdf.svg runs/v2026.2.3/run-1"),
+		Name:        "plot",
+		Usage:       "pictures of latency: distribution (cdf), latency over the load (timeline), change with intervals (compare)",
+		ArgsUsage:   "RUN_OR_GROUP... (compare: A B)",
+		Description: help("plot"),
 		Flags: append(comparisonFlags(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output file: .svg, .png or .pdf"},
 			&cli.StringFlag{Name: "kind", Value: "cdf", Usage: "cdf | timeline | compare"},

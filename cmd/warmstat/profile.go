@@ -53,18 +53,10 @@ func writerProfiler(cmd *cli.Command, workDir string, warn func(string)) (loader
 
 func profileCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "profile",
-		Usage:     "the writer's hottest frames by phase (load, goLive), or which frames grew or shrank between two builds",
-		ArgsUsage: "RUN | --diff A B | --fidelity RUN...",
-		Description: "warmstat profile RUN: the N hottest frames of a profiled run (load --writer-profile), for load and goLive apart.\n" +
-			"--diff A B: each frame's change per upsert between two builds (a run or a directory of runs each): why B is slower.\n" +
-			"--fidelity RUN...: the writer's samples held against a reference profile: how faithful the workload is.\n" +
-			"Each run's profile/ holds a flame graph (HTML) and pprof files: go tool pprof -http=: RUN/profile/load.pb.gz\n" +
-			"Exit codes: 0 ok, 1 a run without a readable profile, 2 usage error, 3 refused (profiled differently).\n" +
-			"docs/profile.md has the rest." +
-			examples("warmstat profile runs/v2026.2.3/run-1",
-				"warmstat profile --diff runs/v2026.2.2 runs/v2026.2.3",
-				"warmstat profile --fidelity runs/v2026.2.2-cpu/run-1 runs/v2026.2.2-alloc/run-1"),
+		Name:        "profile",
+		Usage:       "the writer's hottest frames by phase (load, goLive), or which frames grew or shrank between two builds",
+		ArgsUsage:   "RUN | --diff A B | --fidelity RUN...",
+		Description: help("profile"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: A B"},
 			&cli.BoolFlag{Name: "fidelity", Usage: "hold the runs' writer profiles against a reference profile: RUN..."},

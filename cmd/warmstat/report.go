@@ -21,15 +21,10 @@ func quantilesFlag() cli.Flag {
 
 func reportCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "report",
-		Usage:     "latency statistics and clocks of one run: load, upsert, source read, ingest, goLive apart",
-		ArgsUsage: "RUN",
-		Description: "Upsert latency per collection and overall: count, mean, median, p95, p99, min and max.\n" +
-			"The clocks: load, upsert (pure), source read, ingest, goLive apart; TOTAL only when goLive completed.\n" +
-			"An unverified, mismatched or aborted run is flagged at the top.\n" +
-			"Exit codes: 0 ok, 1 the run cannot be read or its files disagree, 2 usage error. docs/report.md has the rest." +
-			examples("warmstat report runs/v2026.2.3/run-1",
-				"warmstat report --format md runs/v2026.2.3/run-1"),
+		Name:        "report",
+		Usage:       "latency statistics and clocks of one run: load, upsert, source read, ingest, goLive apart",
+		ArgsUsage:   "RUN",
+		Description: help("report"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json | md"},
 			quantilesFlag(),

@@ -19,17 +19,9 @@ import (
 
 func seedCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "seed",
-		Usage: "write a deterministic, production-shaped synthetic catalog into a server (for when no production export is at hand)",
-		Description: "Writes a deterministic synthetic catalog into a server (--target), a pristine snapshot (--pristine) or a workload file.\n" +
-			"--scale is a fraction of the profile's catalog: production's (1.0 = 386,369 entities), or that of --shape FILE.\n" +
-			"The same --seed and --scale give the same catalog. Its heaps come from its entities, recorded for later commands.\n" +
-			"Exit codes: 0 seeded, 1 failed, 2 usage error (a heap below the catalog's need too), 130 / 143 a second Ctrl-C or SIGTERM.\n" +
-			"docs/seed.md has the rest." +
-			examples("warmstat seed --pristine /var/tmp/ws/pristine --catalog shop --scale 0.02 --evita-version 2026.2.3",
-				"warmstat seed --pristine /var/tmp/ws/regen --catalog shop --shape shop.shape.json --scale 1 --evita-version 2026.2.3",
-				"warmstat seed --workload /var/tmp/ws/shop-0.2.wsw --catalog shop --scale 0.2",
-				"warmstat seed --target 127.0.0.1:5555 --catalog shop --scale 0.05 --seed 1"),
+		Name:        "seed",
+		Usage:       "write a deterministic, production-shaped synthetic catalog into a server (for when no production export is at hand)",
+		Description: help("seed"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "server host:port (gRPC)"},
 			&cli.StringFlag{Name: "catalog", Value: "seed", Usage: "catalog to create"},

@@ -18,17 +18,9 @@ import (
 
 func shapeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "shape",
-		Usage: "measure a catalog's shape (its schema and the distributions that decide the write path) into a shape file, with no value of the catalog in it",
-		Description: "Measures a catalog's shape: its schema and the distributions that decide the write path, never a value.\n" +
-			"The source is a workload file, a pristine snapshot (spawn mode) or a running server (attach mode).\n" +
-			"warmstat seed --shape FILE generates a catalog of that shape at any --scale.\n" +
-			"--diff GOT WANT lists every figure beyond a regenerated catalog's tolerances.\n" +
-			"Exit codes: 0 measured (--diff: within the tolerances), 1 failed (--diff: they differ), 2 usage error,\n" +
-			"130 / 143 a second Ctrl-C or SIGTERM. docs/shape.md has the rest." +
-			examples("warmstat shape --workload /var/tmp/ws/shop.wsw --out shop.shape.json",
-				"warmstat shape --pristine /var/tmp/ws/regen --catalog shop --evita-version 2026.2.2 --out regen.shape.json",
-				"warmstat shape --diff regen.shape.json shop.shape.json"),
+		Name:        "shape",
+		Usage:       "measure a catalog's shape (its schema and the distributions that decide the write path) into a shape file, with no value of the catalog in it",
+		Description: help("shape"),
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "the shape file to create"},
 			&cli.BoolFlag{Name: "diff", Usage: "compare two shape files, GOT and WANT (arguments), within a regenerated catalog's tolerances"},

@@ -13,16 +13,10 @@ import (
 
 func tableCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "table",
-		Usage:     "the reference table for docs and PRs: one row per run (or per group with --group)",
-		ArgsUsage: "RUN_OR_GROUP...",
-		Description: "One row per run, or per argument with --group: its geometric mean with its 95 % interval.\n" +
-			"Every cell is a figure a run recorded; — is one it did not record.\n" +
-			"Conditions equal across rows go into the caption; those that differ get a column.\n" +
-			"Failed runs are refused unless --include-failed. Columns: " + report.ColumnHelp + "\n" +
-			"Exit codes: 0 ok, 1 bad input or a failed run, 2 usage error, 3 a run counted twice.\n" +
-			"docs/table.md has the rest." +
-			examples("warmstat table --group runs/v2026.2.2 runs/v2026.2.3"),
+		Name:        "table",
+		Usage:       "the reference table for docs and PRs: one row per run (or per group with --group)",
+		ArgsUsage:   "RUN_OR_GROUP...",
+		Description: help("table"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md | text | csv | json"},
 			&cli.StringFlag{Name: "columns", Usage: "comma-separated columns (default " + strings.Join(report.DefaultColumns, ",") + ")"},
