@@ -188,7 +188,7 @@ func fitPairedANCOVA(sa side, xa []float64, sb side, xb []float64, pairs [][2]in
 }
 
 // adjustedRow fills r, an adjusted metric's row, from the runs' figures of its base
-// metric (sa, sb) and their machine speeds: by the series' pairs when it has them
+// metric (sa, sb) and their machine speeds: by the series' pairs when it has 3 or more
 // (fitPairedANCOVA), else as independent groups (fitANCOVA). Runs without a speed
 // leave with the reason.
 func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scale float64) []RunNote {
@@ -196,7 +196,7 @@ func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scal
 	notes := append(sa.out, sb.out...)
 	r.RunsA, r.RunsB = sa.n(), sb.n()
 	var f ancova
-	if c.pairs != nil {
+	if len(c.pairs) >= 3 { // 2 pairs would leave the paired fit no degree of freedom: the runs are fitted as groups
 		f = fitPairedANCOVA(sa, xa, sb, xb, c.pairs)
 		r.Pairs, r.RunsA, r.RunsB = &f.pairs, f.pairs, f.pairs
 	} else {
@@ -209,7 +209,7 @@ func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scal
 	va, vb := math.Exp(f.ya)/scale, math.Exp(f.yb)/scale
 	r.A, r.B, r.AdjustSlope = &va, &vb, &f.theta
 	r.DeltaPct, r.CVPct = pct(f.delta), pct(math.Sqrt(f.s2))
-	if c.pairs != nil {
+	if r.Pairs != nil {
 		r.PairCVPct, r.CVPct = r.CVPct, pct(math.Sqrt(f.between2))
 	}
 	if f.s2 == 0 {

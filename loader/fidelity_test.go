@@ -3,6 +3,7 @@ package loader_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,6 +133,33 @@ func TestCopyIsIdenticalThroughREST(t *testing.T) {
 	}
 }
 
+// checkCanaryFile holds the run's canary.csv against its manifest: a line per sample
+// the manifest's medians were taken of, in the order they began, each kind's time
+// positive, the last beginning inside the load (the upserts' wall, wall, is less
+// than the window's).
+func checkCanaryFile(t *testing.T, cat, dir string, samples int, wall int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, runfmt.CanaryFile))
+	if err != nil {
+		t.Fatalf("%s: %v", cat, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if lines[0] != "at_ns,alu_ns,l3_ns,dram_ns" || len(lines)-1 != samples {
+		t.Fatalf("%s: %s has header %q and %d samples; the manifest's canary %d", cat, runfmt.CanaryFile, lines[0], len(lines)-1, samples)
+	}
+	last := int64(-1)
+	for i, l := range lines[1:] {
+		var at, alu, l3, dram int64
+		if _, err := fmt.Sscanf(l, "%d,%d,%d,%d", &at, &alu, &l3, &dram); err != nil || at <= last || alu <= 0 || l3 <= 0 || dram <= 0 {
+			t.Fatalf("%s: %s line %d %q: not a later sample with positive times (%v)", cat, runfmt.CanaryFile, i+2, l, err)
+		}
+		last = at
+	}
+	if last > 2*wall+int64(time.Second) {
+		t.Errorf("%s: the last canary sample began at %s, after a load whose upserts took %s", cat, time.Duration(last), time.Duration(wall))
+	}
+}
+
 // checkCostColumns holds a real embedded run's cost columns against what the kernel
 // and the JVM say of the applying thread over the whole load: every upsert's CPU and
 // run-queue wait lie inside its wall clock (the reader refuses a row otherwise), every
@@ -164,6 +192,7 @@ func checkCostColumns(t *testing.T, cat, dir string, m *runfmt.Manifest) {
 	if f == nil || f.UpsertThread == nil || f.UpsertThread.SchedCPUNs == nil || f.Canary == nil || f.Canary.Samples == 0 {
 		t.Fatalf("%s: the load window's tally of the applying thread or the canary is missing: %+v", cat, f)
 	}
+	checkCanaryFile(t, cat, dir, f.Canary.Samples, wall)
 	ut := f.UpsertThread
 	within := func(what string, part, whole int64) {
 		if whole <= 0 || float64(part) < 0.98*float64(whole) || part > whole {

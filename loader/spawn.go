@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/base/canary"
@@ -204,6 +205,7 @@ type spawn struct {
 	// sampled inside the profiler's window and outside the load's clocks
 	loadCPU    *int64
 	factors    *runfmt.VarianceFactors
+	speed      []canary.Sample  // the canary's samples through the load window
 	loadWindow [2]time.Duration // the writer's uptime at the load window's ends
 	warmEnd    time.Duration    // the writer's uptime when the warm-up loads ended
 }
@@ -336,6 +338,7 @@ func (s *spawn) measureLoadWindow() {
 			speed = canary.Start()
 		} else if phase == runfmt.PhaseLoad && begun {
 			fig := speed.Stop()
+			s.speed = speed.Samples()
 			f1 := sampleFactors(s.writer, s.reader, s.ew)
 			s.loadWindow = [2]time.Duration{f0.uptime, f1.uptime + f1.cost}
 			if f0.werr == nil && f1.werr == nil { // the writer's CPU from the same /proc reads as its factors
@@ -411,6 +414,9 @@ func (s *spawn) recordConditions() {
 func (s *spawn) finish(dir string, m *runfmt.Manifest, runErr error) error {
 	var err error
 	m.Server.LoadCPUNs, m.Factors = s.loadCPU, s.factors
+	if werr := writeCanary(dir, s.speed); werr != nil {
+		s.c.warnf("warning: %s: %v\n", runfmt.CanaryFile, werr) // a figure for a later look, not the run's
+	}
 	// did a server fail? give the watch its moment (see withCause): after an error, and
 	// after a goLive that failed or a load left unverified (an embedded writer survives
 	// its OutOfMemoryError and answers with it; only its log says the JVM ran out)
@@ -647,4 +653,18 @@ func checksum(dir string) (string, int64, error) {
 		return nil
 	})
 	return sum, size, nil
+}
+
+// writeCanary writes the canary's samples into the run directory (runfmt.CanaryFile);
+// none, nothing.
+func writeCanary(dir string, samples []canary.Sample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("at_ns,alu_ns,l3_ns,dram_ns\n")
+	for _, x := range samples {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", x.AtNs, x.ALUNs, x.L3Ns, x.DRAMNs)
+	}
+	return os.WriteFile(filepath.Join(dir, runfmt.CanaryFile), []byte(b.String()), 0o644)
 }

@@ -119,7 +119,7 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 			switch {
 			case g.Adjusted:
 				noise = fmt.Sprintf("noise %.2f %% per run once the machine's speed is set aside (its runs compared as independent, t(n_A + n_B - 3))", *g.NoisePct)
-				if l.Look.Method == analyze.Paired {
+				if g.ByPairs {
 					noise = fmt.Sprintf("within-pair noise %.2f %% once the machine's speed is set aside (the pairs' differences on their speeds', t(pairs - 2))", *g.NoisePct)
 				}
 			case l.Look.Method != analyze.Paired:
@@ -248,6 +248,8 @@ type SeriesGateAnswer struct {
 	// Adjusted: the gate's figure has the machine's speed set aside (an _adj metric);
 	// its noise is the runs' own once their speed is known
 	Adjusted bool `json:"adjusted,omitempty"`
+	// ByPairs: adjusted by the series' pairs, so NoisePct is within a pair
+	ByPairs bool `json:"adjusted_by_pairs,omitempty"`
 	// Watched: a metric the series showed but did not wait for (ab --watch); it is
 	// never open and never a regression of --fail-on-regression
 	Watched bool `json:"watched,omitempty"`
@@ -276,7 +278,7 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	for _, g := range o.Gates {
 		ga := SeriesGateAnswer{Gate: g.Gate, Verdict: g.Verdict, DeltaPct: g.DeltaPct, LowPct: g.LowPct, HighPct: g.HighPct, Reason: g.Reason,
 			NoisePct: g.NoisePct, PlanRuns: g.PlanRuns, Open: o.Reason == "max-runs" && !g.Resolved() && !g.Watched, SlotPct: g.SlotPct, Adjusted: g.Adjusted,
-			Watched: g.Watched}
+			ByPairs: g.ByPairs, Watched: g.Watched}
 		if g.NoisePct != nil && g.LowPct != nil && g.HighPct != nil {
 			d := (*g.HighPct-*g.LowPct)/2 + a.ThresholdPct
 			ga.DetectablePct = &d
@@ -405,7 +407,7 @@ func (a *SeriesAnswer) words(f Format) []string {
 			kind := a.NoiseKind
 			if g.Adjusted {
 				kind = "between runs, once the machine's speed is set aside"
-				if a.NoiseKind == "within a pair" {
+				if g.ByPairs {
 					kind = "within a pair, once the machine's speed is set aside"
 				}
 			}

@@ -16,6 +16,11 @@ const (
 	ManifestFile      = "manifest.json"
 	EntitiesFile      = "entities.csv"
 	HarnessStdoutFile = "harness-stdout.log"
+	// CanaryFile holds the machine's speed through a spawned load: one line per canary
+	// sample (at_ns since the load's window began, as entities.csv's start_ns nearly is;
+	// alu_ns, l3_ns, dram_ns), so a stretch of the load can be set against its own
+	// speed. Optional: runs before 2026-12-07, imports and attached loads have none.
+	CanaryFile = "canary.csv"
 )
 
 // Run is an opened run directory with a validated manifest.

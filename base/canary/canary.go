@@ -49,12 +49,19 @@ type Figures struct {
 
 // Canary is a running canary.
 type Canary struct {
-	stop chan struct{}
-	done chan struct{}
-	mu   sync.Mutex
-	alu  []int64
-	l3   []int64
-	dram []int64
+	stop  chan struct{}
+	done  chan struct{}
+	start time.Time
+	mu    sync.Mutex
+	at    []int64 // each sample's start, in ns since Start
+	alu   []int64
+	l3    []int64
+	dram  []int64
+}
+
+// Sample is one sample: when it began (ns since Start) and what each kind of work took.
+type Sample struct {
+	AtNs, ALUNs, L3Ns, DRAMNs int64
 }
 
 var (
@@ -89,7 +96,7 @@ func cycle(r *rand.Rand, n int) []uint32 {
 // Start starts the canary; Stop ends it and returns its figures.
 func Start() *Canary {
 	l3, dram := cycles()
-	c := &Canary{stop: make(chan struct{}), done: make(chan struct{})}
+	c := &Canary{stop: make(chan struct{}), done: make(chan struct{}), start: time.Now()}
 	go c.run(l3, dram)
 	return c
 }
@@ -101,9 +108,10 @@ func (c *Canary) run(l3, dram []uint32) {
 	t := time.NewTicker(Period)
 	defer t.Stop()
 	for {
+		at := time.Since(c.start).Nanoseconds()
 		a, b, d := timed(func() { alu(aluSteps) }), timed(func() { chase(l3, l3Steps) }), timed(func() { chase(dram, dramSteps) })
 		c.mu.Lock()
-		c.alu, c.l3, c.dram = append(c.alu, a), append(c.l3, b), append(c.dram, d)
+		c.at, c.alu, c.l3, c.dram = append(c.at, at), append(c.alu, a), append(c.l3, b), append(c.dram, d)
 		c.mu.Unlock()
 		select {
 		case <-c.stop:
@@ -124,6 +132,18 @@ func (c *Canary) Stop() Figures {
 		return Figures{}
 	}
 	return Figures{Samples: len(c.alu), ALUNs: median(c.alu), L3Ns: median(c.l3), DRAMNs: median(c.dram)}
+}
+
+// Samples are every sample so far, in order: the machine's speed through the window,
+// where the figures are its medians (a load's stretches are set against it).
+func (c *Canary) Samples() []Sample {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Sample, len(c.at))
+	for i := range c.at {
+		out[i] = Sample{AtNs: c.at[i], ALUNs: c.alu[i], L3Ns: c.l3[i], DRAMNs: c.dram[i]}
+	}
+	return out
 }
 
 func median(v []int64) float64 {
