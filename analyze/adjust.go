@@ -26,10 +26,10 @@ import (
 //
 //	y_adj = y − θ·(x − x̄)
 //
-// where x̄ is the mean speed over both groups' runs. In a paired series (every series
-// ab runs) θ is the slope of the pairs' differences on their speeds' differences
+// where x̄ is the mean speed over both groups' runs. In a paired series of PairedFitFrom
+// pairs or more θ is the slope of the pairs' differences on their speeds' differences
 // (fitPairedANCOVA), so the pairs still cancel the slow drift and θ costs one degree of
-// freedom of n − 1. Without pairs θ is the slope of y on x within each group, pooled
+// freedom of n − 1. Before that, and without pairs, θ is the slope of y on x within each group, pooled
 // over both (fitANCOVA; each group's own mean set aside, so a change of the build does
 // not enter θ). θ is fitted per comparison and per metric, not assumed: measured slopes
 // were 2-3 for the Product mean (the JVM's work slows more than the canary's simple
@@ -114,8 +114,19 @@ func (f ancova) interval(level float64) (float64, float64) {
 	return f.delta - h, f.delta + h
 }
 
-// fitPairedANCOVA is the adjusted comparison of a paired series, and the one every
-// paired series' _adj gate gets: each pair's log difference d = y_B − y_A regressed on
+// PairedFitFrom is the number of pairs from which a paired comparison's _adj rows are
+// fitted by the pairs (fitPairedANCOVA); before it, as independent groups (fitANCOVA).
+// Both are valid at every look; the choice rests on the count alone, never on the data,
+// so the looks' budget holds. The paired fit has n − 2 degrees of freedom where the
+// other has 2n − 3: at the plan's later looks its t is 2.0 times the other's at 4 and
+// 5 pairs, 1.56 at 6, 1.2 at 10. Its noise was 1.48–1.88 times smaller in the four real
+// series of 2026-12-07 (docs/measuring.md, "pairs and the covariate"): so from 6 pairs
+// on it gives the narrower interval, and before it the group fit answers a large change
+// as early as it always did (the demo's, at 3 pairs).
+const PairedFitFrom = 6
+
+// fitPairedANCOVA is the adjusted comparison of a paired series of PairedFitFrom pairs
+// or more: each pair's log difference d = y_B − y_A regressed on
 // its difference of log machine speed c = x_B − x_A,
 //
 //	d = δ + θ·c + ε
@@ -188,15 +199,15 @@ func fitPairedANCOVA(sa side, xa []float64, sb side, xb []float64, pairs [][2]in
 }
 
 // adjustedRow fills r, an adjusted metric's row, from the runs' figures of its base
-// metric (sa, sb) and their machine speeds: by the series' pairs when it has 3 or more
-// (fitPairedANCOVA), else as independent groups (fitANCOVA). Runs without a speed
-// leave with the reason.
+// metric (sa, sb) and their machine speeds: by the series' pairs from PairedFitFrom
+// pairs on (fitPairedANCOVA), else as independent groups (fitANCOVA). Runs without a
+// speed leave with the reason.
 func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scale float64) []RunNote {
 	xa, xb := speeds(c.A.Name, ra, &sa, r.Collection, r.Metric), speeds(c.B.Name, rb, &sb, r.Collection, r.Metric)
 	notes := append(sa.out, sb.out...)
 	r.RunsA, r.RunsB = sa.n(), sb.n()
 	var f ancova
-	if len(c.pairs) >= 3 { // 2 pairs would leave the paired fit no degree of freedom: the runs are fitted as groups
+	if len(c.pairs) >= PairedFitFrom {
 		f = fitPairedANCOVA(sa, xa, sb, xb, c.pairs)
 		r.Pairs, r.RunsA, r.RunsB = &f.pairs, f.pairs, f.pairs
 	} else {

@@ -12,7 +12,7 @@ import (
 	"github.com/warmstat/warmstat/runfmt"
 )
 
-// The adjusted comparison (by pairs, as every series') on real runs of one build (WARMSTAT_REAL_AA: run directories,
+// The adjusted comparison by pairs on real runs of one build (the group fit's coverage logged beside it) (WARMSTAT_REAL_AA: run directories,
 // or directories of them, separated by ':'; skipped when unset): every run in the order
 // it started, each pseudo-series takes 2n consecutive runs of them, pairs them ABBA as a
 // series does, and looks after every pair from the first look on as ab does. Every
@@ -59,7 +59,7 @@ func TestAdjustedOnRealAA(t *testing.T) {
 	plan.Check()
 	tau := math.Log1p(0.02)
 	rng := rand.New(rand.NewPCG(1, 1))
-	var series, falseV, looks, covered int
+	var series, falseV, looks, covered, groupLooks, groupCovered int
 	for n := plan.FirstLook(); n <= min(plan.MaxRuns, len(figs)/2); n++ {
 		for start := 0; start+2*n <= len(figs); start++ {
 			w := figs[start : start+2*n]
@@ -72,7 +72,13 @@ func TestAdjustedOnRealAA(t *testing.T) {
 				}
 				ya, xa, yb, xb = append(ya, p[0].y), append(xa, p[0].x), append(yb, p[1].y), append(xb, p[1].x)
 			}
-			f := pairedFit(ya, xa, yb, xb) // as a series' gate is fitted
+			f := pairedFit(ya, xa, yb, xb)
+			if g := fitANCOVA(ya, xa, yb, xb); g.why == "" {
+				groupLooks++
+				if lo, hi := g.interval(0.95); lo <= 0 && 0 <= hi {
+					groupCovered++
+				}
+			}
 			if f.why != "" {
 				continue
 			}
@@ -89,8 +95,8 @@ func TestAdjustedOnRealAA(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d real runs of one build (%s): at 95 %%, the adjusted interval held 0 in %d of %d windows (%.1f %%); at the plan's levels, %d false verdicts in %d looks",
-		len(figs), filepath.Base(env), covered, looks, 100*float64(covered)/float64(max(looks, 1)), falseV, series)
+	t.Logf("%d real runs of one build (%s): at 95 %%, the adjusted interval by pairs held 0 in %d of %d windows (%.1f %%), by groups in %d of %d; at the plan's levels, %d false verdicts in %d looks",
+		len(figs), filepath.Base(env), covered, looks, 100*float64(covered)/float64(max(looks, 1)), groupCovered, groupLooks, falseV, series)
 	if looks > 0 && float64(covered) < 0.93*float64(looks) {
 		t.Errorf("coverage %.1f %% below 93 %%", 100*float64(covered)/float64(looks))
 	}
