@@ -26,7 +26,7 @@ import (
 //
 //	y_adj = y − θ·(x − x̄)
 //
-// where x̄ is the mean speed over both groups' runs. In a paired series of PairedFitFrom
+// where x̄ is the mean speed over both groups' runs. In a paired series of pairedFitFrom
 // pairs or more θ is the slope of the pairs' differences on their speeds' differences
 // (fitPairedANCOVA), so the pairs still cancel the slow drift and θ costs one degree of
 // freedom of n − 1. Before that, and without pairs, θ is the slope of y on x within each group, pooled
@@ -114,7 +114,7 @@ func (f ancova) interval(level float64) (float64, float64) {
 	return f.delta - h, f.delta + h
 }
 
-// PairedFitFrom is the number of pairs from which a paired comparison's _adj rows are
+// pairedFitFrom is the number of pairs from which a paired comparison's _adj rows are
 // fitted by the pairs (fitPairedANCOVA); before it, as independent groups (fitANCOVA).
 // Both are valid at every look; the choice rests on the count alone, never on the data,
 // so the looks' budget holds. The paired fit has n − 2 degrees of freedom where the
@@ -123,9 +123,9 @@ func (f ancova) interval(level float64) (float64, float64) {
 // series of 2026-12-07 (docs/measuring.md, "pairs and the covariate"): so from 6 pairs
 // on it gives the narrower interval, and before it the group fit answers a large change
 // as early as it always did (the demo's, at 3 pairs).
-const PairedFitFrom = 6
+const pairedFitFrom = 6
 
-// fitPairedANCOVA is the adjusted comparison of a paired series of PairedFitFrom pairs
+// fitPairedANCOVA is the adjusted comparison of a paired series of pairedFitFrom pairs
 // or more: each pair's log difference d = y_B − y_A regressed on
 // its difference of log machine speed c = x_B − x_A,
 //
@@ -199,7 +199,7 @@ func fitPairedANCOVA(sa side, xa []float64, sb side, xb []float64, pairs [][2]in
 }
 
 // adjustedRow fills r, an adjusted metric's row, from the runs' figures of its base
-// metric (sa, sb) and their machine speeds: by the series' pairs from PairedFitFrom
+// metric (sa, sb) and their machine speeds: by the series' pairs from pairedFitFrom
 // pairs on (fitPairedANCOVA), else as independent groups (fitANCOVA). Runs without a
 // speed leave with the reason.
 func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scale float64) []RunNote {
@@ -207,7 +207,7 @@ func (c *Comparison) adjustedRow(r *Row, sa, sb side, ra, rb []*RunSummary, scal
 	notes := append(sa.out, sb.out...)
 	r.RunsA, r.RunsB = sa.n(), sb.n()
 	var f ancova
-	if len(c.pairs) >= PairedFitFrom {
+	if len(c.pairs) >= pairedFitFrom {
 		f = fitPairedANCOVA(sa, xa, sb, xb, c.pairs)
 		r.Pairs, r.RunsA, r.RunsB = &f.pairs, f.pairs, f.pairs
 	} else {

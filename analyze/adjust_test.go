@@ -84,7 +84,7 @@ func adjustedInterval(ya, xa, yb, xb []float64, n int, level float64, paired boo
 }
 
 // The adjusted interval holds its level, fitted by the pairs as a series' gate is from
-// PairedFitFrom pairs on, and as independent groups: at a fixed number of pairs each covers the true change
+// pairedFitFrom pairs on, and as independent groups: at a fixed number of pairs each covers the true change
 // in ≥ 93 % of series, and a sequential series as ab runs it (looks from 3 pairs to 10,
 // the budget of 5 % spent across them, a ±2 % threshold) calls builds that do not
 // differ faster or slower in ≤ 5 % of series over all its looks — on every machine, the
@@ -128,8 +128,8 @@ func TestAdjustCalibration(t *testing.T) {
 				paired bool
 				wrong  *int
 			}{{true, &falseAA}, {false, &falseInd}} {
-				for n := plan.FirstLook(); n <= plan.MaxRuns; n++ { // the gate's rule: by pairs from PairedFitFrom
-					if lo, hi, ok := adjustedInterval(ya, xa, yb, xb, n, plan.Level(n), fit.paired && n >= PairedFitFrom); ok && (lo > tau || hi < -tau) {
+				for n := plan.FirstLook(); n <= plan.MaxRuns; n++ { // the gate's rule: by pairs from pairedFitFrom
+					if lo, hi, ok := adjustedInterval(ya, xa, yb, xb, n, plan.Level(n), fit.paired && n >= pairedFitFrom); ok && (lo > tau || hi < -tau) {
 						*fit.wrong++
 						break
 					}
