@@ -29,9 +29,9 @@ import (
 // where x̄ is the mean speed over both groups' runs. In a paired series of pairedFitFrom
 // pairs or more θ is the slope of the pairs' differences on their speeds' differences
 // (fitPairedANCOVA), so the pairs still cancel the slow drift and θ costs one degree of
-// freedom of n − 1. Before that, and without pairs, θ is the slope of y on x within each group, pooled
-// over both (fitANCOVA; each group's own mean set aside, so a change of the build does
-// not enter θ). θ is fitted per comparison and per metric, not assumed: measured slopes
+// freedom of n − 1. Before that, and without pairs, θ is the slope of y on x within
+// each group, pooled over both (fitANCOVA; each group's own mean set aside, so a change
+// of the build does not enter θ). θ is fitted per comparison and per metric, not assumed: measured slopes
 // were 2-3 for the Product mean (the JVM's work slows more than the canary's simple
 // loops when the host is busy).
 //
@@ -134,29 +134,12 @@ const pairedFitFrom = 6
 // θ̂ = Scd/Scc, δ̂ = d̄ − θ̂·c̄ is B's change at one machine speed, the residual variance
 // s² of one pair's difference has n − 2 degrees of freedom, and Var(δ̂) = s²·(1/n + c̄²/Scc).
 // The pairs cancel the machine's slow drift, the covariate its fast swings; the
-// independent fit (fitANCOVA) keeps only the second. It was the independent fit until
-// 2026-12-07, when three series measured it (docs/measuring.md, "pairs and the
-// covariate"): on a night the canary explained little, the independent fit's noise was
-// 5.6 % per run and this one's 3.6 %; with helpers beside the machine, 10.8 % and 5.7 %.
-// s2 is given per run (half a difference's), as fitANCOVA's.
+// independent fit (fitANCOVA) keeps only the second (pairedFitFrom has the measured
+// difference). s2 is given per run (half a difference's), as fitANCOVA's.
 func fitPairedANCOVA(sa side, xa []float64, sb side, xb []float64, pairs [][2]int) ancova {
-	posA, posB := map[int]int{}, map[int]int{}
-	for k, i := range sa.at {
-		posA[i] = k
-	}
-	for k, i := range sb.at {
-		posB[i] = k
-	}
-	var d, c, ya, yb, xs, xsb []float64
-	for _, p := range pairs {
-		ka, okA := posA[p[0]]
-		kb, okB := posB[p[1]]
-		if !okA || !okB {
-			continue
-		}
-		ya, yb, xs, xsb = append(ya, sa.y[ka]), append(yb, sb.y[kb]), append(xs, xa[ka]), append(xsb, xb[kb])
-		d, c = append(d, sb.y[kb]-sa.y[ka]), append(c, xb[kb]-xa[ka])
-	}
+	// the figures and the speeds of the same pairs (speeds left sa.at and xa aligned)
+	fig, speed := pairUp(sa, sb, pairs), pairUp(side{y: xa, at: sa.at}, side{y: xb, at: sb.at}, pairs)
+	d, c, ya, yb, xs, xsb := fig.d, speed.d, fig.ya, fig.yb, speed.ya, speed.yb
 	n := float64(len(d))
 	f := ancova{pairs: len(d)}
 	if len(d) < 3 {

@@ -241,3 +241,55 @@ func TestAdjustedRows(t *testing.T) {
 		t.Errorf("a gate on an adjusted figure of runs without one: %v", err)
 	}
 }
+
+// A series' _adj row is fitted as groups before pairedFitFrom pairs and by its pairs
+// from then on: the row says which (Pairs, the within-pair noise beside the
+// between-run one), the look says it (ByPairs), and both find the change the runs
+// were made with.
+func TestAdjustedFitByPairCount(t *testing.T) {
+	for _, n := range []int{pairedFitFrom - 1, pairedFitFrom} {
+		dir := t.TempDir()
+		rng := rand.New(rand.NewPCG(5, uint64(n)))
+		var pairs []Pair
+		for k := 1; k <= n; k++ {
+			for _, g := range []struct {
+				label  string
+				effect float64
+			}{{"A", 1}, {"B", 0.9}} {
+				d := filepath.Join(dir, g.label, fmt.Sprintf("run-%d", k))
+				if _, err := synthrun.Write(d, synthrun.Spec{Label: g.label, Seed: uint64(10*k) + uint64(len(g.label)), Effect: g.effect,
+					Tau: 0.003, Machine: 0.05 * rng.NormFloat64(), Theta: 2.5, Cost: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pairs = append(pairs, Pair{A: filepath.Join(dir, "A", fmt.Sprintf("run-%d", k)), B: filepath.Join(dir, "B", fmt.Sprintf("run-%d", k))})
+		}
+		a, err := LoadGroup("A", filepath.Join(dir, "A"), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := LoadGroup("B", filepath.Join(dir, "B"), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := SequentialPlan{MinRuns: 2, MaxRuns: 10, AlphaPct: 5, ThresholdPct: 2, Paired: true, Gates: []string{"Product/mean_adj"}}
+		l, err := LookAt(a, b, plan, CompareOptions{ThresholdPct: 2, Method: Paired, Pairs: pairs, Gates: plan.Gates})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := l.Gates[0]
+		byPairs := n >= pairedFitFrom
+		var row Row
+		for _, r := range l.Comparison.Rows {
+			if r.Name() == "Product/mean_adj" {
+				row = r
+			}
+		}
+		if g.ByPairs != byPairs || (row.Pairs != nil) != byPairs || (row.PairCVPct != nil) != byPairs || !g.Adjusted {
+			t.Errorf("%d pairs: ByPairs %v, row pairs %v, within-pair noise %v; want fitted by pairs: %v", n, g.ByPairs, row.Pairs, row.PairCVPct, byPairs)
+		}
+		if g.DeltaPct == nil || math.Abs(*g.DeltaPct+10) > 2 || g.LowPct == nil || *g.LowPct > -10 || *g.HighPct < -10 {
+			t.Errorf("%d pairs: Product/mean_adj %v [%v, %v], the runs were made 10 %% faster", n, g.DeltaPct, g.LowPct, g.HighPct)
+		}
+	}
+}

@@ -154,7 +154,8 @@ type GateLook struct {
 	// Adjusted: the gate's figure has the machine's speed set aside (an _adj metric),
 	// so NoisePct is what is left of one run's noise once the speed is known
 	Adjusted bool `json:"adjusted,omitempty"`
-	// ByPairs: adjusted by the series' pairs (3 or more), so NoisePct is within a pair
+	// ByPairs: adjusted by the series' pairs (from pairedFitFrom pairs), so NoisePct is
+	// within a pair
 	ByPairs bool `json:"adjusted_by_pairs,omitempty"`
 	// SlotPct (a duet series): the slot's effect the interval set aside (Row.SlotPct).
 	SlotPct *float64 `json:"slot_effect_pct,omitempty"`

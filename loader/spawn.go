@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/warmstat/warmstat/base/canary"
@@ -414,7 +413,7 @@ func (s *spawn) recordConditions() {
 func (s *spawn) finish(dir string, m *runfmt.Manifest, runErr error) error {
 	var err error
 	m.Server.LoadCPUNs, m.Factors = s.loadCPU, s.factors
-	if werr := writeCanary(dir, s.speed); werr != nil {
+	if werr := runfmt.WriteCanary(dir, s.speed); werr != nil {
 		s.c.warnf("warning: %s: %v\n", runfmt.CanaryFile, werr) // a figure for a later look, not the run's
 	}
 	// did a server fail? give the watch its moment (see withCause): after an error, and
@@ -653,18 +652,4 @@ func checksum(dir string) (string, int64, error) {
 		return nil
 	})
 	return sum, size, nil
-}
-
-// writeCanary writes the canary's samples into the run directory (runfmt.CanaryFile);
-// none, nothing.
-func writeCanary(dir string, samples []canary.Sample) error {
-	if len(samples) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("at_ns,alu_ns,l3_ns,dram_ns\n")
-	for _, x := range samples {
-		fmt.Fprintf(&b, "%d,%d,%d,%d\n", x.AtNs, x.ALUNs, x.L3Ns, x.DRAMNs)
-	}
-	return os.WriteFile(filepath.Join(dir, runfmt.CanaryFile), []byte(b.String()), 0o644)
 }

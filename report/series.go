@@ -117,11 +117,10 @@ func SeriesLook(w io.Writer, s *series.State, l series.LookRecord) {
 		if g.NoisePct != nil { // the machine's precision, before any verdict
 			noise := fmt.Sprintf("within-pair noise %.2f %% (between runs %s %%)", *g.NoisePct, opt(g.BetweenRunPct, 2))
 			switch {
+			case g.ByPairs:
+				noise = fmt.Sprintf("within-pair noise %.2f %% once the machine's speed is set aside (the pairs' differences on their speeds', t(pairs - 2))", *g.NoisePct)
 			case g.Adjusted:
 				noise = fmt.Sprintf("noise %.2f %% per run once the machine's speed is set aside (its runs compared as independent, t(n_A + n_B - 3))", *g.NoisePct)
-				if g.ByPairs {
-					noise = fmt.Sprintf("within-pair noise %.2f %% once the machine's speed is set aside (the pairs' differences on their speeds', t(pairs - 2))", *g.NoisePct)
-				}
 			case l.Look.Method != analyze.Paired:
 				noise = fmt.Sprintf("between-run noise %.2f %%", *g.NoisePct)
 			}
@@ -405,11 +404,11 @@ func (a *SeriesAnswer) words(f Format) []string {
 		}
 		if g.NoisePct != nil && g.DetectablePct != nil {
 			kind := a.NoiseKind
-			if g.Adjusted {
+			switch {
+			case g.ByPairs:
+				kind = "within a pair, once the machine's speed is set aside"
+			case g.Adjusted:
 				kind = "between runs, once the machine's speed is set aside"
-				if g.ByPairs {
-					kind = "within a pair, once the machine's speed is set aside"
-				}
 			}
 			out = append(out, fmt.Sprintf("  this machine's noise: %.1f %% per run (%s); at it, %d %s tell apart only a change beyond about %s (the interval's half-width plus the threshold)",
 				*g.NoisePct, kind, a.RunsPerSide, a.Unit, halfWidth(*g.DetectablePct, 0)))

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
+	"github.com/warmstat/warmstat/base/canary"
 	"github.com/warmstat/warmstat/base/staging"
 )
 
@@ -261,3 +263,17 @@ var commits sync.Mutex
 // to exit at once (a second Ctrl-C) calls it, so that no run appears complete after
 // it was stopped.
 func FreezeCommits() { commits.Lock() }
+
+// WriteCanary writes a load's canary samples into run directory dir as CanaryFile;
+// none, nothing.
+func WriteCanary(dir string, samples []canary.Sample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("at_ns,alu_ns,l3_ns,dram_ns\n")
+	for _, x := range samples {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", x.AtNs, x.ALUNs, x.L3Ns, x.DRAMNs)
+	}
+	return os.WriteFile(filepath.Join(dir, CanaryFile), []byte(b.String()), 0o644)
+}
