@@ -296,6 +296,13 @@ var contract = []contractField{
 		return fmt.Sprintf("%d loads", m.Conditions.WarmUpLoads)
 	}},
 	{"dataset", true, func(m *runfmt.Manifest) string { return orUnknown(m.Dataset.Fingerprint) }},
+	// the catalog written for evitaDB 2026.1 lacks what that line lacks: another workload
+	{"catalog-line", true, func(m *runfmt.Manifest) string {
+		if m.Conditions.CatalogLine == "" {
+			return "as the source holds it"
+		}
+		return "written for " + m.Conditions.CatalogLine
+	}},
 	{"cores", true, func(m *runfmt.Manifest) string { return optional(m.Machine.Cores) }},
 	{"cpu", true, func(m *runfmt.Manifest) string { return orUnknown(m.Machine.CPUModel) }},
 	{"memory-limit", true, func(m *runfmt.Manifest) string {

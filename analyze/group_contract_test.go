@@ -31,3 +31,13 @@ func TestContractDuet(t *testing.T) {
 		t.Fatalf("alone %q, slot 1 %q, slot 2 %q, shared %q, 4 CPUs %q", v(alone), v(slot(1, "0")), v(slot(2, "1")), v(slot(1, "")), v(slot(1, "0-3")))
 	}
 }
+
+// A run on the catalog written for evitaDB 2026.1 is another workload than one on the
+// catalog as its source holds it (runs from before the field read as the latter).
+func TestContractCatalogLine(t *testing.T) {
+	native, old := &runfmt.Manifest{}, &runfmt.Manifest{}
+	old.Conditions.CatalogLine = "2026.1"
+	if a, b := ConditionValue(native, "catalog-line"), ConditionValue(old, "catalog-line"); a == b || a != "as the source holds it" || b != "written for 2026.1" {
+		t.Fatalf("native %q, 2026.1 %q", a, b)
+	}
+}

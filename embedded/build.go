@@ -41,9 +41,14 @@ var converters = []string{
 	"com/google/protobuf/Message.class", // the requests' parser
 }
 
+// ErrUnsupported: the embedded writer cannot run on the build. Its message names the
+// build and what is missing, on one line; a remote writer needs none of it.
+var ErrUnsupported = errors.New("the embedded writer does not support this build")
+
 // ErrNoConverters: the build's jars lack evitaDB's gRPC converters (or its engine), so
-// an embedded writer could not apply the mutation a remote one applies.
-var ErrNoConverters = errors.New("the build lacks evitaDB's gRPC converters")
+// an embedded writer could not apply the mutation a remote one applies. It is one way
+// of ErrUnsupported.
+var ErrNoConverters = fmt.Errorf("%w: it lacks evitaDB's gRPC converters", ErrUnsupported)
 
 // Check refuses a build the embedded writer cannot run on, naming what is missing.
 func Check(src evitaserver.Source) error {
@@ -107,7 +112,7 @@ func Build(src evitaserver.Source, id evitaserver.Identity, progress func(string
 	}
 	cmd := exec.Command(javac(), "-nowarn", "-encoding", "UTF-8", "-d", filepath.Join(tmp, "classes"), "-cp", cp, srcFile)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling the embedded writer against evitaDB %s: %v\n%s", name(src), err, lastLines(string(out), 15))
+		return "", compileError(src, dir+".javac.log", out, err)
 	}
 	if err := writeJar(filepath.Join(tmp, "classes"), filepath.Join(tmp, JarName)); err != nil {
 		return "", err
@@ -160,9 +165,35 @@ func javac() string {
 	return "javac"
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+// compileError is javac's refusal said on one line: the build's API is not one the
+// writer's source knows (a line too old or too new). The compiler's whole output is
+// kept in log for whoever adapts the writer; the line names javac's first error.
+func compileError(src evitaserver.Source, log string, out []byte, err error) error {
+	first := err.Error() // javac that did not run at all says why here
+	if _, ok := err.(*exec.ExitError); ok {
+		first = "javac failed"
+		lines := strings.Split(string(out), "\n")
+		for i, l := range lines {
+			_, msg, ok := strings.Cut(l, ": error: ")
+			if !ok {
+				continue
+			}
+			first = msg
+			// "cannot find symbol" names the symbol two lines on ("  symbol:   method x()")
+			for _, next := range lines[i+1 : min(len(lines), i+4)] {
+				if sym, ok := strings.CutPrefix(strings.TrimSpace(next), "symbol:"); ok {
+					first += ": " + strings.Join(strings.Fields(sym), " ")
+					break
+				}
+			}
+			break
+		}
+	}
+	where := ""
+	if werr := os.WriteFile(log, out, 0o644); werr == nil {
+		where = "; the compiler's output is in " + log
+	}
+	return fmt.Errorf("%w: evitaDB %s offers an API the writer does not know (javac: %s)%s", ErrUnsupported, name(src), first, where)
 }
 
 // name is how messages name a build: its reference, or for a long classpath its size.

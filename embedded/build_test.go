@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,4 +97,79 @@ func TestEmbeddedWriterBootsFromItsArchive(t *testing.T) {
 		}
 	}
 	t.Logf("notes: %v", notes)
+}
+
+// A build whose engine the writer does not know is refused on one line naming the build,
+// what is missing and nothing of javac's or the JVM's raw output: at compile time (an
+// API the source does not compile against) and at start (an engine with neither line's
+// constructor). The release's jars are real; a stub io.evitadb.core.Evita put first on
+// its classpath plays the unknown build.
+func TestUnknownBuildIsRefusedOnOneLine(t *testing.T) {
+	src := evitatest.Server(t)
+	t.Setenv("WARMSTAT_CACHE", t.TempDir())
+	stub := func(name, body string) evitaserver.Source {
+		dir := filepath.Join(t.TempDir(), name)
+		java := filepath.Join(dir, "io/evitadb/core/Evita.java")
+		if err := os.MkdirAll(filepath.Dir(java), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(java, []byte("package io.evitadb.core;\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cp := strings.Join(src.Classpath, ":")
+		if out, err := exec.Command("javac", "-nowarn", "-d", dir, "-cp", cp, java).CombinedOutput(); err != nil {
+			t.Fatalf("the stub does not compile: %v\n%s", err, out)
+		}
+		jar := dir + ".jar" // a jar: the classpath's checksum (the writer's cache key) reads jars
+		if out, err := exec.Command("jar", "cf", jar, "-C", dir, "io").CombinedOutput(); err != nil {
+			t.Fatalf("the stub's jar: %v\n%s", err, out)
+		}
+		s, err := evitaserver.FromClasspath(jar + ":" + cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	oneLine := func(err error, want ...string) {
+		t.Helper()
+		t.Logf("refused: %v", err)
+		if !errors.Is(err, embedded.ErrUnsupported) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "\tat ") {
+			t.Fatalf("not a one-line refusal: %v", err)
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Fatalf("the refusal does not say %q: %v", w, err)
+			}
+		}
+	}
+
+	bare := stub("bare", "public final class Evita {}\n")
+	_, err := embedded.BuildSource(bare, nil)
+	oneLine(err, "offers an API the writer does not know", "javac: cannot find symbol", "the compiler's output is in ")
+	log := err.Error()[strings.LastIndex(err.Error(), " ")+1:]
+	if b, rerr := os.ReadFile(log); rerr != nil || !strings.Contains(string(b), "error:") {
+		t.Fatalf("the compiler's output %s: %v", log, rerr)
+	}
+
+	noCtor := stub("noctor", `import java.util.Optional;
+public final class Evita {
+	public Evita(String unknown) {}
+	public Optional<io.evitadb.api.CatalogState> getCatalogState(String c) { return Optional.empty(); }
+	public Optional<io.evitadb.api.requestResponse.progress.Progress<Void>> deleteCatalogIfExistsWithProgress(String c) { return Optional.empty(); }
+	public Object defineCatalog(String c) { return null; }
+	public io.evitadb.api.EvitaSessionContract createSession(io.evitadb.api.SessionTraits t) { return null; }
+	public void close() {}
+}
+`)
+	jar, err := embedded.BuildSource(noCtor, nil)
+	if err != nil {
+		t.Fatalf("the writer does not compile against an engine with the API it calls: %v", err)
+	}
+	w, err := embedded.Start(context.Background(), evitaserver.Config{Server: noCtor, DataDir: filepath.Join(t.TempDir(), "w"), HeapBytes: 512 << 20,
+		Compress: true, NoClassArchive: true, Ready: 2 * time.Minute}, jar)
+	if err == nil {
+		w.Close(time.Minute)
+		t.Fatal("the writer opened an engine with neither line's constructor")
+	}
+	oneLine(err, "neither (EvitaConfiguration, boolean, Consumer, Consumer, boolean) (2026.2) nor (EvitaConfiguration, boolean) (2026.1)")
 }

@@ -81,6 +81,12 @@ func Start(ctx context.Context, c evitaserver.Config, classes string) (*Writer, 
 	s, err := evitaserver.Start(ctx, c)
 	if err != nil {
 		w.closePipes()
+		// a build the writer compiled against but cannot open: its hello said why
+		<-ready // closing the pipes ended the hello's read, if the JVM never said it
+		var re *remoteError
+		if errors.As(helloErr, &re) && strings.HasPrefix(re.msg, "UnsupportedEngine: ") {
+			return nil, fmt.Errorf("%w: evitaDB %s: %s", ErrUnsupported, name(c.Server), strings.TrimPrefix(re.msg, "UnsupportedEngine: "))
+		}
 		return nil, err
 	}
 	w.Server = s

@@ -3,6 +3,8 @@ package evita
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/warmstat/warmstat/evita/pb"
 )
 
@@ -29,11 +31,42 @@ type ReplicationPlan struct {
 	Notes    []string // what could not be replicated faithfully, and why
 }
 
+// Line is the evitaDB release line a replication plan is written for. The catalog a
+// plan gives differs by line only where a line lacks a feature, and then on both sides
+// of a comparison that spans the lines: the line is a condition of every run.
+type Line string
+
+const (
+	// LineNative: the catalog as the source holds it (2026.2's protocol and features).
+	LineNative Line = ""
+	// Line2026_1: the catalog evitaDB 2026.1 accepts. That line's gRPC layer reads a new
+	// reference's index types only from a later SetReferenceSchemaIndexedMutation (its
+	// create mutation drops them: every reference would be unindexed, and a reflected
+	// one refused), and it has no indexed components, conditional facets, histograms or
+	// conflict-resolution overrides (2026.2's): those are left out, each with a note.
+	Line2026_1 Line = "2026.1"
+)
+
 // PlanReplication maps a catalog schema and its entity schemas (in load order) to a
 // replication plan. Unlike the Java harness it keeps conditional facets
 // (facetedPartially), bucketed histograms, indexed components, reflected references'
 // own settings and every description.
 func PlanReplication(cat *pb.GrpcCatalogSchema, entities []*pb.GrpcEntitySchema) ReplicationPlan {
+	return PlanReplicationFor(LineNative, LineNative, cat, entities)
+}
+
+// PlanReplicationFor is PlanReplication for a line's catalog (Line) on a target of
+// the line target. A 2026.2 target takes the 2026.1 catalog as its create mutations
+// say it; a 2026.1 target gets each reference's index types again after its creation.
+func PlanReplicationFor(line, target Line, cat *pb.GrpcCatalogSchema, entities []*pb.GrpcEntitySchema) ReplicationPlan {
+	p := planReplication(cat, entities)
+	if line == Line2026_1 || target == Line2026_1 {
+		p.for2026_1(target == Line2026_1)
+	}
+	return p
+}
+
+func planReplication(cat *pb.GrpcCatalogSchema, entities []*pb.GrpcEntitySchema) ReplicationPlan {
 	var p ReplicationPlan
 	for _, name := range sortedKeys(cat.GetAttributes()) {
 		p.Catalog = append(p.Catalog, &pb.GrpcLocalCatalogSchemaMutation{Mutation: &pb.GrpcLocalCatalogSchemaMutation_CreateGlobalAttributeSchemaMutation{
@@ -280,4 +313,116 @@ func reflectedReference(entity string, r *pb.GrpcReferenceSchema, byName map[str
 	}
 	return append([]*pb.GrpcEntitySchemaMutation{&pb.GrpcEntitySchemaMutation{Mutation: &pb.GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation{CreateReflectedReferenceSchemaMutation: c}}},
 		referenceExtras(r)...), ""
+}
+
+// for2026_1 rewrites the plan for evitaDB 2026.1's catalog (Line2026_1): what the line
+// lacks is left out of every mutation, said once per schema element; on a 2026.1
+// target (setIndexes) a reference's index types are sent again in a
+// SetReferenceSchemaIndexedMutation after its creation.
+func (p *ReplicationPlan) for2026_1(setIndexes bool) {
+	note := func(where, what string) {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s left out - evitaDB 2026.1 has none (the catalog of a comparison across the 2026.1 and 2026.2 lines)", where, what))
+	}
+	for _, m := range p.Catalog {
+		if g := m.GetCreateGlobalAttributeSchemaMutation(); g != nil && g.ConflictResolutionOverride != 0 {
+			note("catalog attribute "+g.Name, "its conflict-resolution override")
+			g.ConflictResolutionOverride = 0
+		}
+	}
+	for _, pass := range [][]*pb.GrpcModifyEntitySchemaMutation{p.Bodies, p.Plain, p.Reflected, p.Deferred} {
+		for _, em := range pass {
+			var out []*pb.GrpcEntitySchemaMutation
+			for _, m := range em.EntitySchemaMutations {
+				out = append(out, m)
+				where := em.EntityType + "."
+				switch {
+				case m.GetCreateReferenceSchemaMutation() != nil:
+					c := m.GetCreateReferenceSchemaMutation()
+					where += c.Name
+					for _, f := range []struct {
+						set  bool
+						what string
+					}{{len(c.ScopedIndexedComponents) > 0, "its indexed components"}, {len(c.FacetedPartially) > 0, "its conditional facets"},
+						{len(c.BucketedInScopes)+len(c.BucketedPartiallyInScopes) > 0, "its histogram"}, {c.ConflictResolutionOverride != 0, "its conflict-resolution override"}} {
+						if f.set {
+							note(where, f.what)
+						}
+					}
+					c.ScopedIndexedComponents, c.FacetedPartially, c.BucketedInScopes, c.BucketedPartiallyInScopes, c.ConflictResolutionOverride = nil, nil, nil, nil, 0
+					if setIndexes {
+						out = append(out, setIndexed(c.Name, c.ScopedIndexTypes)...)
+					}
+				case m.GetCreateReflectedReferenceSchemaMutation() != nil:
+					c := m.GetCreateReflectedReferenceSchemaMutation()
+					where += c.Name
+					for _, f := range []struct {
+						set  bool
+						what string
+					}{{len(c.ScopedIndexedComponents) > 0, "its indexed components"}, {len(c.FacetedPartially) > 0, "its conditional facets"},
+						{len(c.BucketedInScopes)+len(c.BucketedPartiallyInScopes) > 0, "its histogram"}} {
+						if f.set {
+							note(where, f.what)
+						}
+					}
+					c.ScopedIndexedComponents, c.FacetedPartially, c.BucketedInScopes, c.BucketedPartiallyInScopes = nil, nil, nil, nil
+					if setIndexes && !c.IndexedInherited {
+						out = append(out, setIndexed(c.Name, c.ScopedIndexTypes)...)
+					}
+				case m.GetCreateAttributeSchemaMutation() != nil && m.GetCreateAttributeSchemaMutation().ConflictResolutionOverride != 0:
+					note(where+m.GetCreateAttributeSchemaMutation().Name, "its conflict-resolution override")
+					m.GetCreateAttributeSchemaMutation().ConflictResolutionOverride = 0
+				case m.GetCreateAssociatedDataSchemaMutation() != nil && m.GetCreateAssociatedDataSchemaMutation().ConflictResolutionOverride != 0:
+					note(where+m.GetCreateAssociatedDataSchemaMutation().Name, "its conflict-resolution override")
+					m.GetCreateAssociatedDataSchemaMutation().ConflictResolutionOverride = 0
+				case m.GetModifyReferenceAttributeSchemaMutation() != nil:
+					r := m.GetModifyReferenceAttributeSchemaMutation()
+					if a := r.GetAttributeSchemaMutation().GetCreateAttributeSchemaMutation(); a != nil && a.ConflictResolutionOverride != 0 {
+						note(where+r.Name+"."+a.Name, "its conflict-resolution override")
+						a.ConflictResolutionOverride = 0
+					}
+				}
+			}
+			em.EntitySchemaMutations = out
+		}
+	}
+}
+
+// setIndexed sends a reference's index types again, where 2026.1 reads them. A scope
+// the source leaves unindexed (NONE) is left out of the list: an empty list is
+// "indexed in no scope" (2026.1's create would have indexed a reflected reference for
+// filtering).
+func setIndexed(name string, types [][]byte) []*pb.GrpcEntitySchemaMutation {
+	if len(types) == 0 {
+		return nil
+	}
+	var indexed [][]byte
+	for _, t := range types {
+		if scopedIndexType(t) != IndexNone {
+			indexed = append(indexed, t)
+		}
+	}
+	return []*pb.GrpcEntitySchemaMutation{{Mutation: &pb.GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation{
+		SetReferenceSchemaIndexedMutation: &pb.GrpcSetReferenceSchemaIndexedMutation{Name: name, ScopedIndexTypes: indexed}}}}
+}
+
+// scopedIndexType is the index type of a GrpcScopedReferenceIndexType (field 2; NONE
+// when absent or unreadable: such a scope is not sent as indexed).
+func scopedIndexType(b []byte) int32 {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return IndexNone
+		}
+		b = b[n:]
+		m := protowire.ConsumeFieldValue(num, typ, b)
+		if m < 0 {
+			return IndexNone
+		}
+		if num == 2 && typ == protowire.VarintType {
+			v, _ := protowire.ConsumeVarint(b)
+			return int32(v)
+		}
+		b = b[m:]
+	}
+	return IndexNone
 }

@@ -530,3 +530,21 @@ func (s Source) ClasspathString() (string, error) {
 	}
 	return strings.Join(s.Classpath, string(filepath.ListSeparator)), nil
 }
+
+// line2026_2 is a message evitaDB's protocol gained in 2026.2 (histograms on
+// references): a build without it is of the 2026.1 line.
+const line2026_2 = "io/evitadb/externalApi/grpc/generated/GrpcSetReferenceSchemaBucketedMutation.class"
+
+// Line is the evitaDB release line the build belongs to, read from what its protocol
+// offers: "2026.1" when its jars lack what 2026.2 added, "" for 2026.2 (the line
+// warmstat's catalogs are written for). A build without the gRPC layer is "".
+func (s Source) Line() (string, error) {
+	missing, err := s.MissingClasses([]string{line2026_2, "io/evitadb/externalApi/grpc/generated/GrpcUpsertEntityRequest.class"})
+	if err != nil {
+		return "", err
+	}
+	if len(missing) == 1 && missing[0] == line2026_2 {
+		return "2026.1", nil
+	}
+	return "", nil
+}

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -83,6 +84,9 @@ type Config struct {
 	// the snapshot's proof; files into dir, the staging directory) and change its outcome.
 	// What it returns joins Run's error. The run is moved into place only after it.
 	finalize func(dir string, m *runfmt.Manifest, runErr error) error
+	// targetLine is the writer's own evitaDB line when Spawn read it from its jars
+	// ("2026.1"; "" for 2026.2); a server attached to says it by its version.
+	targetLine string
 }
 
 // Result is what the caller needs besides the manifest on disk.
@@ -311,6 +315,9 @@ func (c Config) manifest() runfmt.Manifest {
 	m.Conditions.BatchSize, m.Conditions.MaxPerCollection = c.BatchSize, c.MaxPerCollection
 	m.Conditions.CollectionSubset = c.Collections
 	m.Conditions.Prefetch = c.Prefetch
+	if l := c.writerLine(); l != "" { // a 2026.1 writer takes only the catalog written for it
+		m.Conditions.CatalogLine = l
+	}
 	m.Timings.ResolutionNs = 1
 	started := c.Now().UTC()
 	m.StartedAt = &started
@@ -372,11 +379,20 @@ func (c Config) discover(ctx context.Context, src *evita.Session, m *runfmt.Mani
 	return sp, nil
 }
 
+// writerLine is the target's evitaDB line: as Spawn read it, else by the version a
+// server attached to reports.
+func (c Config) writerLine() string {
+	if c.targetLine == "" && c.Embedded == nil && c.Target != nil && strings.HasPrefix(c.Target.Version, "2026.1.") {
+		return "2026.1"
+	}
+	return c.targetLine
+}
+
 // createTarget creates the fresh target catalog with the source's schema, before the
 // clock; the replication's duration is recorded.
 func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Manifest) error {
 	begin := c.Now()
-	plan := evita.PlanReplication(sp.catalog, sp.schemas)
+	plan := evita.PlanReplicationFor(evita.Line(m.Conditions.CatalogLine), evita.Line(c.writerLine()), sp.catalog, sp.schemas)
 	if err := c.target().createCatalog(ctx, c.TargetCatalog, c.ReplaceTarget, plan); err != nil {
 		if errors.Is(err, evita.ErrCatalogExists) {
 			return fmt.Errorf("target %w", err)

@@ -387,6 +387,11 @@ func (s *spawn) warmUp() error {
 func (s *spawn) recordConditions() {
 	sc, m := s.sc, &s.c.Manifest
 	m.Conditions.WarmUpLoads = sc.WarmUp
+	// a 2026.1 build takes only the catalog written for its line (Config.manifest); a
+	// 2026.2 build takes it too when the caller asks (a comparison across the lines)
+	if line, err := sc.Server.Line(); err == nil {
+		s.c.targetLine = line
+	}
 	if s.c.Duet != nil {
 		s.c.Duet.pinned(s.writer.Pid())
 	}

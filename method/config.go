@@ -75,6 +75,7 @@ func (r runner) part(side, runDir, id, work string) (loader.DuetPart, func(), er
 		mf.Reader.MaxHeapBytes = &plan.ReaderHeap
 	}
 	mf.Conditions.StorageCompress, mf.Conditions.CacheEnabled, mf.Conditions.TrafficRecording = o.Compress, o.Cache, o.Record
+	mf.Conditions.CatalogLine = plan.CatalogLine
 	compress := o.Compress == nil || *o.Compress
 	sc := loader.SpawnConfig{Server: s.Src, Pristine: r.m.Source.Pristine, Catalog: plan.Catalog, WorkDir: work, SnapshotCompress: o.SnapshotCompress,
 		ServerHeap: plan.ServerHeap, ReaderHeap: plan.ReaderHeap, Compress: compress, Probe: evita.Probe,

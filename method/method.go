@@ -123,6 +123,7 @@ type Side struct {
 	Label string
 	Spec  string // the build as given, recorded in the plan
 	ID    evitaserver.Identity
+	Line  string // its evitaDB line when not 2026.2 (evitaserver.Source.Line)
 }
 
 // Side identifies src as one side of the series — and, for the embedded writer,
@@ -138,7 +139,11 @@ func (m *Method) Side(src evitaserver.Source, spec, label, fallback string, say 
 			return nil, err
 		}
 	}
-	return &Side{Src: src, Label: cmp.Or(label, id.Version, fallback), Spec: spec, ID: id}, nil
+	line, err := src.Line()
+	if err != nil {
+		return nil, err
+	}
+	return &Side{Src: src, Label: cmp.Or(label, id.Version, fallback), Spec: spec, ID: id, Line: line}, nil
 }
 
 // Plan is the series of B against A (nil sides: a plan without its builds, as a
@@ -155,6 +160,10 @@ func (m *Method) Plan(a, b *Side) series.Plan {
 		Unpaired: o.Unpaired, Duet: o.Duet}
 	if m.Embedded {
 		p.TargetMode = runfmt.TargetEmbedded
+	}
+	p.CatalogLine = o.CatalogLine
+	if a != nil && b != nil { // a side of the 2026.1 line: both sides get its catalog
+		p.CatalogLine = cmp.Or(a.Line, b.Line, o.CatalogLine)
 	}
 	for _, s := range []struct {
 		side *Side

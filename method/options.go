@@ -45,6 +45,9 @@ type Options struct {
 	WriterJVMOptions []string
 	NoClassArchive   bool
 	WriterWarmUp     int
+	// CatalogLine writes the catalog for this evitaDB line ("2026.1") on both sides,
+	// though neither build needs it; a side of that line sets it by itself.
+	CatalogLine string
 	// Profiler makes a fresh writer profiler for a run's work directory (nil: none);
 	// ProfileCondition is its setting as the plan records it ("mode/interval").
 	Profiler         func(workDir string) (loader.Profiler, error)

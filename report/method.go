@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -73,4 +74,21 @@ func heapLines(w io.Writer, m *method.Method) {
 	if h.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", h.Note)
 	}
+}
+
+// CatalogLine says, before a series' first run, that its catalog is written for an
+// older evitaDB line on both sides (method.Side.Line), and why.
+func CatalogLine(w io.Writer, a, b *method.Side) {
+	var of []string
+	for _, s := range []*method.Side{a, b} {
+		if s.Line != "" {
+			of = append(of, s.Label)
+		}
+	}
+	if len(of) == 0 {
+		return
+	}
+	line := cmp.Or(a.Line, b.Line)
+	fmt.Fprintf(w, "catalog: written for evitaDB %s on both sides (%s of that line): what %s lacks is left out for A and B alike, the runs' notes say what;\n"+
+		"its figures compare only with runs on the same catalog, not with a comparison within 2026.2\n", line, strings.Join(of, " and ")+map[bool]string{true: " is", false: " are"}[len(of) == 1], line)
 }

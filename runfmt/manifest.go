@@ -267,7 +267,15 @@ type Conditions struct {
 	// --writer-warm-up): the measured load then runs on compiled code, as a production
 	// server's next publish does. 0: the measured load was the JVM's first.
 	WarmUpLoads int `json:"warm_up_loads,omitempty"`
+	// CatalogLine is the evitaDB release line the target's catalog was written for:
+	// "" the catalog as the source holds it; "2026.1" the catalog that line accepts (what
+	// it lacks left out, on both sides of a comparison across the lines). Absent in runs
+	// from before it was recorded: those are "".
+	CatalogLine string `json:"catalog_line,omitempty"`
 }
+
+// CatalogLines are the values Conditions.CatalogLine takes.
+var CatalogLines = []string{"", "2026.1"}
 
 // Dataset fingerprints the source catalog by its per-collection entity counts.
 type Dataset struct {
@@ -522,6 +530,9 @@ func (m *Manifest) validateConditions() error {
 	}
 	if m.Conditions.WarmUpLoads < 0 {
 		return ferr("conditions.warm_up_loads", "negative")
+	}
+	if !slices.Contains(CatalogLines, m.Conditions.CatalogLine) {
+		return ferr("conditions.catalog_line", "%q: known are \"2026.1\" or none", m.Conditions.CatalogLine)
 	}
 	// a run records every warm-up load it did, or it ended during them (then it has no
 	// measured load, and fewer records than the condition says)

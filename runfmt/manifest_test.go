@@ -64,6 +64,7 @@ func TestManifestErrors(t *testing.T) {
 		{"loader", edit(`"name": "warmstat"`, `"name": "jmeter"`), `field loader.name: "jmeter" is neither`},
 		{"heap", edit(`"max_heap_bytes": 2147483648`, `"max_heap_bytes": -1`), "field server.max_heap_bytes: must be positive or null"},
 		{"verified but differs", edit(`"target": 400`, `"target": 399`), "field verification.status: verified, but 1 collection(s) have target != expected"},
+		{"catalog line", edit(`"batch_size": 100`, `"batch_size": 100, "catalog_line": "2025.6"`), `field conditions.catalog_line: "2025.6": known are "2026.1" or none`},
 		{"trailing", data + "{}", "invalid JSON: invalid character '{' after top-level value"},
 	}
 	for _, c := range cases {

@@ -70,6 +70,10 @@ type Plan struct {
 	// Duet: every pair is one duet, both builds' runs at once in lock-step, each writer
 	// on a CPU set of its own, the slots alternating pair by pair (Config.RunDuet).
 	Duet bool `json:"duet,omitempty"`
+	// CatalogLine: every run's catalog is written for this evitaDB line (runfmt.
+	// Conditions.CatalogLine), set when a side is of the 2026.1 line; "" as the source
+	// holds it.
+	CatalogLine string `json:"catalog_line,omitempty"`
 }
 
 // Method is the interval the series is analysed with.

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 	"github.com/warmstat/warmstat/analyze"
 	"github.com/warmstat/warmstat/base/buildinfo"
+	"github.com/warmstat/warmstat/embedded"
 	"github.com/warmstat/warmstat/report"
 )
 
@@ -118,12 +119,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "warmstat: %v\n", ee.err)
+			fmt.Fprintf(stderr, "warmstat: %v\n", wayOut(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "warmstat: %v\n", err)
+	fmt.Fprintf(stderr, "warmstat: %v\n", wayOut(err))
 	return exitFailed
+}
+
+// wayOut adds the flag that gets past a refusal any command can meet.
+func wayOut(err error) error {
+	if errors.Is(err, embedded.ErrUnsupported) {
+		return fmt.Errorf("%w: ask it with --target-mode remote (a remote writer needs no adapter)", err)
+	}
+	return err
 }
 
 func newApp(stdout, stderr io.Writer) *cli.Command {

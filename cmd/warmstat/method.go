@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -85,6 +86,9 @@ func seriesOptions(cmd *cli.Command) (method.Options, error) {
 		Version: version, Log: cmd.Root().ErrWriter, Progress: liveProgress(cmd.Root().ErrWriter)}
 	if o.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
 		return o, err
+	}
+	if o.CatalogLine = cmd.String("catalog-line"); !slices.Contains(runfmt.CatalogLines, o.CatalogLine) {
+		return o, usageError(cmd, "--catalog-line %q: 2026.1 is the line warmstat writes a catalog for", o.CatalogLine)
 	}
 	if _, err := writerProfiler(cmd, "", nil); err != nil { // a bad profiler flag, before any run
 		return o, err

@@ -2934,6 +2934,68 @@ func (x *GrpcCreateReferenceSchemaMutation) GetConflictResolutionOverride() int3
 	return 0
 }
 
+// A reference's index set after its creation: evitaDB 2026.1 reads the index types
+// (field 13, GrpcScopedReferenceIndexType) here but not in GrpcCreateReferenceSchemaMutation.
+type GrpcSetReferenceSchemaIndexedMutation struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Name             string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Inherited        bool                   `protobuf:"varint,2,opt,name=inherited,proto3" json:"inherited,omitempty"`
+	ScopedIndexTypes [][]byte               `protobuf:"bytes,4,rep,name=scopedIndexTypes,proto3" json:"scopedIndexTypes,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) Reset() {
+	*x = GrpcSetReferenceSchemaIndexedMutation{}
+	mi := &file_evita_subset_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GrpcSetReferenceSchemaIndexedMutation) ProtoMessage() {}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) ProtoReflect() protoreflect.Message {
+	mi := &file_evita_subset_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GrpcSetReferenceSchemaIndexedMutation.ProtoReflect.Descriptor instead.
+func (*GrpcSetReferenceSchemaIndexedMutation) Descriptor() ([]byte, []int) {
+	return file_evita_subset_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) GetInherited() bool {
+	if x != nil {
+		return x.Inherited
+	}
+	return false
+}
+
+func (x *GrpcSetReferenceSchemaIndexedMutation) GetScopedIndexTypes() [][]byte {
+	if x != nil {
+		return x.ScopedIndexTypes
+	}
+	return nil
+}
+
 type GrpcCreateReflectedReferenceSchemaMutation struct {
 	state                        protoimpl.MessageState `protogen:"open.v1"`
 	Name                         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -2958,7 +3020,7 @@ type GrpcCreateReflectedReferenceSchemaMutation struct {
 
 func (x *GrpcCreateReflectedReferenceSchemaMutation) Reset() {
 	*x = GrpcCreateReflectedReferenceSchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[38]
+	mi := &file_evita_subset_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2970,7 +3032,7 @@ func (x *GrpcCreateReflectedReferenceSchemaMutation) String() string {
 func (*GrpcCreateReflectedReferenceSchemaMutation) ProtoMessage() {}
 
 func (x *GrpcCreateReflectedReferenceSchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[38]
+	mi := &file_evita_subset_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2983,7 +3045,7 @@ func (x *GrpcCreateReflectedReferenceSchemaMutation) ProtoReflect() protoreflect
 
 // Deprecated: Use GrpcCreateReflectedReferenceSchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcCreateReflectedReferenceSchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{38}
+	return file_evita_subset_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GrpcCreateReflectedReferenceSchemaMutation) GetName() string {
@@ -3110,7 +3172,7 @@ type GrpcAttributeSchemaMutation struct {
 
 func (x *GrpcAttributeSchemaMutation) Reset() {
 	*x = GrpcAttributeSchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[39]
+	mi := &file_evita_subset_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3122,7 +3184,7 @@ func (x *GrpcAttributeSchemaMutation) String() string {
 func (*GrpcAttributeSchemaMutation) ProtoMessage() {}
 
 func (x *GrpcAttributeSchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[39]
+	mi := &file_evita_subset_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3135,7 +3197,7 @@ func (x *GrpcAttributeSchemaMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcAttributeSchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcAttributeSchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{39}
+	return file_evita_subset_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GrpcAttributeSchemaMutation) GetMutation() isGrpcAttributeSchemaMutation_Mutation {
@@ -3175,7 +3237,7 @@ type GrpcModifyReferenceAttributeSchemaMutation struct {
 
 func (x *GrpcModifyReferenceAttributeSchemaMutation) Reset() {
 	*x = GrpcModifyReferenceAttributeSchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[40]
+	mi := &file_evita_subset_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3249,7 @@ func (x *GrpcModifyReferenceAttributeSchemaMutation) String() string {
 func (*GrpcModifyReferenceAttributeSchemaMutation) ProtoMessage() {}
 
 func (x *GrpcModifyReferenceAttributeSchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[40]
+	mi := &file_evita_subset_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3262,7 @@ func (x *GrpcModifyReferenceAttributeSchemaMutation) ProtoReflect() protoreflect
 
 // Deprecated: Use GrpcModifyReferenceAttributeSchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcModifyReferenceAttributeSchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{40}
+	return file_evita_subset_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GrpcModifyReferenceAttributeSchemaMutation) GetName() string {
@@ -3229,7 +3291,7 @@ type GrpcSortableAttributeCompoundSchemaMutation struct {
 
 func (x *GrpcSortableAttributeCompoundSchemaMutation) Reset() {
 	*x = GrpcSortableAttributeCompoundSchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[41]
+	mi := &file_evita_subset_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3241,7 +3303,7 @@ func (x *GrpcSortableAttributeCompoundSchemaMutation) String() string {
 func (*GrpcSortableAttributeCompoundSchemaMutation) ProtoMessage() {}
 
 func (x *GrpcSortableAttributeCompoundSchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[41]
+	mi := &file_evita_subset_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3254,7 +3316,7 @@ func (x *GrpcSortableAttributeCompoundSchemaMutation) ProtoReflect() protoreflec
 
 // Deprecated: Use GrpcSortableAttributeCompoundSchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcSortableAttributeCompoundSchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{41}
+	return file_evita_subset_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GrpcSortableAttributeCompoundSchemaMutation) GetMutation() isGrpcSortableAttributeCompoundSchemaMutation_Mutation {
@@ -3294,7 +3356,7 @@ type GrpcModifyReferenceSortableAttributeCompoundSchemaMutation struct {
 
 func (x *GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) Reset() {
 	*x = GrpcModifyReferenceSortableAttributeCompoundSchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[42]
+	mi := &file_evita_subset_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3306,7 +3368,7 @@ func (x *GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) String() st
 func (*GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) ProtoMessage() {}
 
 func (x *GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[42]
+	mi := &file_evita_subset_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3319,7 +3381,7 @@ func (x *GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) ProtoReflec
 
 // Deprecated: Use GrpcModifyReferenceSortableAttributeCompoundSchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{42}
+	return file_evita_subset_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GrpcModifyReferenceSortableAttributeCompoundSchemaMutation) GetName() string {
@@ -3354,6 +3416,7 @@ type GrpcEntitySchemaMutation struct {
 	//	*GrpcEntitySchemaMutation_SetEntitySchemaWithPriceMutation
 	//	*GrpcEntitySchemaMutation_CreateReferenceSchemaMutation
 	//	*GrpcEntitySchemaMutation_ModifyReferenceAttributeSchemaMutation
+	//	*GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation
 	//	*GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation
 	//	*GrpcEntitySchemaMutation_ModifyReferenceSortableAttributeCompoundSchemaMutation
 	//	*GrpcEntitySchemaMutation_CreateSortableAttributeCompoundSchemaMutation
@@ -3364,7 +3427,7 @@ type GrpcEntitySchemaMutation struct {
 
 func (x *GrpcEntitySchemaMutation) Reset() {
 	*x = GrpcEntitySchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[43]
+	mi := &file_evita_subset_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3439,7 @@ func (x *GrpcEntitySchemaMutation) String() string {
 func (*GrpcEntitySchemaMutation) ProtoMessage() {}
 
 func (x *GrpcEntitySchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[43]
+	mi := &file_evita_subset_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3452,7 @@ func (x *GrpcEntitySchemaMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntitySchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcEntitySchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{43}
+	return file_evita_subset_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GrpcEntitySchemaMutation) GetMutation() isGrpcEntitySchemaMutation_Mutation {
@@ -3525,6 +3588,15 @@ func (x *GrpcEntitySchemaMutation) GetModifyReferenceAttributeSchemaMutation() *
 	return nil
 }
 
+func (x *GrpcEntitySchemaMutation) GetSetReferenceSchemaIndexedMutation() *GrpcSetReferenceSchemaIndexedMutation {
+	if x != nil {
+		if x, ok := x.Mutation.(*GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation); ok {
+			return x.SetReferenceSchemaIndexedMutation
+		}
+	}
+	return nil
+}
+
 func (x *GrpcEntitySchemaMutation) GetCreateReflectedReferenceSchemaMutation() *GrpcCreateReflectedReferenceSchemaMutation {
 	if x != nil {
 		if x, ok := x.Mutation.(*GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation); ok {
@@ -3612,6 +3684,10 @@ type GrpcEntitySchemaMutation_ModifyReferenceAttributeSchemaMutation struct {
 	ModifyReferenceAttributeSchemaMutation *GrpcModifyReferenceAttributeSchemaMutation `protobuf:"bytes,81,opt,name=modifyReferenceAttributeSchemaMutation,proto3,oneof"`
 }
 
+type GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation struct {
+	SetReferenceSchemaIndexedMutation *GrpcSetReferenceSchemaIndexedMutation `protobuf:"bytes,90,opt,name=setReferenceSchemaIndexedMutation,proto3,oneof"`
+}
+
 type GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation struct {
 	CreateReflectedReferenceSchemaMutation *GrpcCreateReflectedReferenceSchemaMutation `protobuf:"bytes,91,opt,name=createReflectedReferenceSchemaMutation,proto3,oneof"`
 }
@@ -3666,6 +3742,9 @@ func (*GrpcEntitySchemaMutation_CreateReferenceSchemaMutation) isGrpcEntitySchem
 func (*GrpcEntitySchemaMutation_ModifyReferenceAttributeSchemaMutation) isGrpcEntitySchemaMutation_Mutation() {
 }
 
+func (*GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation) isGrpcEntitySchemaMutation_Mutation() {
+}
+
 func (*GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation) isGrpcEntitySchemaMutation_Mutation() {
 }
 
@@ -3685,7 +3764,7 @@ type GrpcModifyEntitySchemaMutation struct {
 
 func (x *GrpcModifyEntitySchemaMutation) Reset() {
 	*x = GrpcModifyEntitySchemaMutation{}
-	mi := &file_evita_subset_proto_msgTypes[44]
+	mi := &file_evita_subset_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3697,7 +3776,7 @@ func (x *GrpcModifyEntitySchemaMutation) String() string {
 func (*GrpcModifyEntitySchemaMutation) ProtoMessage() {}
 
 func (x *GrpcModifyEntitySchemaMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[44]
+	mi := &file_evita_subset_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3710,7 +3789,7 @@ func (x *GrpcModifyEntitySchemaMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcModifyEntitySchemaMutation.ProtoReflect.Descriptor instead.
 func (*GrpcModifyEntitySchemaMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{44}
+	return file_evita_subset_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GrpcModifyEntitySchemaMutation) GetEntityType() string {
@@ -3736,7 +3815,7 @@ type GrpcIntegerArray struct {
 
 func (x *GrpcIntegerArray) Reset() {
 	*x = GrpcIntegerArray{}
-	mi := &file_evita_subset_proto_msgTypes[45]
+	mi := &file_evita_subset_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3748,7 +3827,7 @@ func (x *GrpcIntegerArray) String() string {
 func (*GrpcIntegerArray) ProtoMessage() {}
 
 func (x *GrpcIntegerArray) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[45]
+	mi := &file_evita_subset_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3761,7 +3840,7 @@ func (x *GrpcIntegerArray) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcIntegerArray.ProtoReflect.Descriptor instead.
 func (*GrpcIntegerArray) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{45}
+	return file_evita_subset_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GrpcIntegerArray) GetValue() []int32 {
@@ -3780,7 +3859,7 @@ type GrpcStringArray struct {
 
 func (x *GrpcStringArray) Reset() {
 	*x = GrpcStringArray{}
-	mi := &file_evita_subset_proto_msgTypes[46]
+	mi := &file_evita_subset_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3792,7 +3871,7 @@ func (x *GrpcStringArray) String() string {
 func (*GrpcStringArray) ProtoMessage() {}
 
 func (x *GrpcStringArray) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[46]
+	mi := &file_evita_subset_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3805,7 +3884,7 @@ func (x *GrpcStringArray) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcStringArray.ProtoReflect.Descriptor instead.
 func (*GrpcStringArray) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{46}
+	return file_evita_subset_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *GrpcStringArray) GetValue() []string {
@@ -3824,7 +3903,7 @@ type GrpcEntityScopeArray struct {
 
 func (x *GrpcEntityScopeArray) Reset() {
 	*x = GrpcEntityScopeArray{}
-	mi := &file_evita_subset_proto_msgTypes[47]
+	mi := &file_evita_subset_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +3915,7 @@ func (x *GrpcEntityScopeArray) String() string {
 func (*GrpcEntityScopeArray) ProtoMessage() {}
 
 func (x *GrpcEntityScopeArray) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[47]
+	mi := &file_evita_subset_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +3928,7 @@ func (x *GrpcEntityScopeArray) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityScopeArray.ProtoReflect.Descriptor instead.
 func (*GrpcEntityScopeArray) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{47}
+	return file_evita_subset_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GrpcEntityScopeArray) GetValue() []int32 {
@@ -3877,7 +3956,7 @@ type GrpcQueryParam struct {
 
 func (x *GrpcQueryParam) Reset() {
 	*x = GrpcQueryParam{}
-	mi := &file_evita_subset_proto_msgTypes[48]
+	mi := &file_evita_subset_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3889,7 +3968,7 @@ func (x *GrpcQueryParam) String() string {
 func (*GrpcQueryParam) ProtoMessage() {}
 
 func (x *GrpcQueryParam) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[48]
+	mi := &file_evita_subset_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3902,7 +3981,7 @@ func (x *GrpcQueryParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcQueryParam.ProtoReflect.Descriptor instead.
 func (*GrpcQueryParam) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{48}
+	return file_evita_subset_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *GrpcQueryParam) GetQueryParam() isGrpcQueryParam_QueryParam {
@@ -4031,7 +4110,7 @@ type GrpcQueryRequest struct {
 
 func (x *GrpcQueryRequest) Reset() {
 	*x = GrpcQueryRequest{}
-	mi := &file_evita_subset_proto_msgTypes[49]
+	mi := &file_evita_subset_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4043,7 +4122,7 @@ func (x *GrpcQueryRequest) String() string {
 func (*GrpcQueryRequest) ProtoMessage() {}
 
 func (x *GrpcQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[49]
+	mi := &file_evita_subset_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4056,7 +4135,7 @@ func (x *GrpcQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcQueryRequest.ProtoReflect.Descriptor instead.
 func (*GrpcQueryRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{49}
+	return file_evita_subset_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *GrpcQueryRequest) GetQuery() string {
@@ -4083,7 +4162,7 @@ type GrpcEntityReference struct {
 
 func (x *GrpcEntityReference) Reset() {
 	*x = GrpcEntityReference{}
-	mi := &file_evita_subset_proto_msgTypes[50]
+	mi := &file_evita_subset_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4095,7 +4174,7 @@ func (x *GrpcEntityReference) String() string {
 func (*GrpcEntityReference) ProtoMessage() {}
 
 func (x *GrpcEntityReference) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[50]
+	mi := &file_evita_subset_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4108,7 +4187,7 @@ func (x *GrpcEntityReference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityReference.ProtoReflect.Descriptor instead.
 func (*GrpcEntityReference) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{50}
+	return file_evita_subset_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GrpcEntityReference) GetEntityType() string {
@@ -4136,7 +4215,7 @@ type GrpcDataChunk struct {
 
 func (x *GrpcDataChunk) Reset() {
 	*x = GrpcDataChunk{}
-	mi := &file_evita_subset_proto_msgTypes[51]
+	mi := &file_evita_subset_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4148,7 +4227,7 @@ func (x *GrpcDataChunk) String() string {
 func (*GrpcDataChunk) ProtoMessage() {}
 
 func (x *GrpcDataChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[51]
+	mi := &file_evita_subset_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4161,7 +4240,7 @@ func (x *GrpcDataChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcDataChunk.ProtoReflect.Descriptor instead.
 func (*GrpcDataChunk) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{51}
+	return file_evita_subset_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GrpcDataChunk) GetEntityReferences() []*GrpcEntityReference {
@@ -4194,7 +4273,7 @@ type GrpcQueryResponse struct {
 
 func (x *GrpcQueryResponse) Reset() {
 	*x = GrpcQueryResponse{}
-	mi := &file_evita_subset_proto_msgTypes[52]
+	mi := &file_evita_subset_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4206,7 +4285,7 @@ func (x *GrpcQueryResponse) String() string {
 func (*GrpcQueryResponse) ProtoMessage() {}
 
 func (x *GrpcQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[52]
+	mi := &file_evita_subset_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4219,7 +4298,7 @@ func (x *GrpcQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcQueryResponse.ProtoReflect.Descriptor instead.
 func (*GrpcQueryResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{52}
+	return file_evita_subset_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GrpcQueryResponse) GetRecordPage() *GrpcDataChunk {
@@ -4239,7 +4318,7 @@ type GrpcQueryListResponse struct {
 
 func (x *GrpcQueryListResponse) Reset() {
 	*x = GrpcQueryListResponse{}
-	mi := &file_evita_subset_proto_msgTypes[53]
+	mi := &file_evita_subset_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4251,7 +4330,7 @@ func (x *GrpcQueryListResponse) String() string {
 func (*GrpcQueryListResponse) ProtoMessage() {}
 
 func (x *GrpcQueryListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[53]
+	mi := &file_evita_subset_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4264,7 +4343,7 @@ func (x *GrpcQueryListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcQueryListResponse.ProtoReflect.Descriptor instead.
 func (*GrpcQueryListResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{53}
+	return file_evita_subset_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GrpcQueryListResponse) GetEntityReferences() []*GrpcEntityReference {
@@ -4290,7 +4369,7 @@ type GrpcLocalizedAttribute struct {
 
 func (x *GrpcLocalizedAttribute) Reset() {
 	*x = GrpcLocalizedAttribute{}
-	mi := &file_evita_subset_proto_msgTypes[54]
+	mi := &file_evita_subset_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4302,7 +4381,7 @@ func (x *GrpcLocalizedAttribute) String() string {
 func (*GrpcLocalizedAttribute) ProtoMessage() {}
 
 func (x *GrpcLocalizedAttribute) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[54]
+	mi := &file_evita_subset_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4315,7 +4394,7 @@ func (x *GrpcLocalizedAttribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcLocalizedAttribute.ProtoReflect.Descriptor instead.
 func (*GrpcLocalizedAttribute) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{54}
+	return file_evita_subset_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GrpcLocalizedAttribute) GetAttributes() map[string][]byte {
@@ -4334,7 +4413,7 @@ type GrpcLocalizedAssociatedData struct {
 
 func (x *GrpcLocalizedAssociatedData) Reset() {
 	*x = GrpcLocalizedAssociatedData{}
-	mi := &file_evita_subset_proto_msgTypes[55]
+	mi := &file_evita_subset_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4346,7 +4425,7 @@ func (x *GrpcLocalizedAssociatedData) String() string {
 func (*GrpcLocalizedAssociatedData) ProtoMessage() {}
 
 func (x *GrpcLocalizedAssociatedData) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[55]
+	mi := &file_evita_subset_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4359,7 +4438,7 @@ func (x *GrpcLocalizedAssociatedData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcLocalizedAssociatedData.ProtoReflect.Descriptor instead.
 func (*GrpcLocalizedAssociatedData) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{55}
+	return file_evita_subset_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *GrpcLocalizedAssociatedData) GetAssociatedData() map[string][]byte {
@@ -4388,7 +4467,7 @@ type GrpcPrice struct {
 
 func (x *GrpcPrice) Reset() {
 	*x = GrpcPrice{}
-	mi := &file_evita_subset_proto_msgTypes[56]
+	mi := &file_evita_subset_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4400,7 +4479,7 @@ func (x *GrpcPrice) String() string {
 func (*GrpcPrice) ProtoMessage() {}
 
 func (x *GrpcPrice) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[56]
+	mi := &file_evita_subset_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4413,7 +4492,7 @@ func (x *GrpcPrice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcPrice.ProtoReflect.Descriptor instead.
 func (*GrpcPrice) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{56}
+	return file_evita_subset_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *GrpcPrice) GetPriceId() int32 {
@@ -4512,7 +4591,7 @@ type GrpcReference struct {
 
 func (x *GrpcReference) Reset() {
 	*x = GrpcReference{}
-	mi := &file_evita_subset_proto_msgTypes[57]
+	mi := &file_evita_subset_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4524,7 +4603,7 @@ func (x *GrpcReference) String() string {
 func (*GrpcReference) ProtoMessage() {}
 
 func (x *GrpcReference) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[57]
+	mi := &file_evita_subset_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4537,7 +4616,7 @@ func (x *GrpcReference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcReference.ProtoReflect.Descriptor instead.
 func (*GrpcReference) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{57}
+	return file_evita_subset_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GrpcReference) GetReferenceName() string {
@@ -4642,7 +4721,7 @@ type GrpcSealedEntity struct {
 
 func (x *GrpcSealedEntity) Reset() {
 	*x = GrpcSealedEntity{}
-	mi := &file_evita_subset_proto_msgTypes[58]
+	mi := &file_evita_subset_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4654,7 +4733,7 @@ func (x *GrpcSealedEntity) String() string {
 func (*GrpcSealedEntity) ProtoMessage() {}
 
 func (x *GrpcSealedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[58]
+	mi := &file_evita_subset_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4667,7 +4746,7 @@ func (x *GrpcSealedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcSealedEntity.ProtoReflect.Descriptor instead.
 func (*GrpcSealedEntity) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{58}
+	return file_evita_subset_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GrpcSealedEntity) GetEntityType() string {
@@ -4756,7 +4835,7 @@ type GrpcLocale struct {
 
 func (x *GrpcLocale) Reset() {
 	*x = GrpcLocale{}
-	mi := &file_evita_subset_proto_msgTypes[59]
+	mi := &file_evita_subset_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4768,7 +4847,7 @@ func (x *GrpcLocale) String() string {
 func (*GrpcLocale) ProtoMessage() {}
 
 func (x *GrpcLocale) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[59]
+	mi := &file_evita_subset_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4781,7 +4860,7 @@ func (x *GrpcLocale) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcLocale.ProtoReflect.Descriptor instead.
 func (*GrpcLocale) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{59}
+	return file_evita_subset_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *GrpcLocale) GetLanguageTag() string {
@@ -4802,7 +4881,7 @@ type GrpcUpsertAttributeMutation struct {
 
 func (x *GrpcUpsertAttributeMutation) Reset() {
 	*x = GrpcUpsertAttributeMutation{}
-	mi := &file_evita_subset_proto_msgTypes[60]
+	mi := &file_evita_subset_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4814,7 +4893,7 @@ func (x *GrpcUpsertAttributeMutation) String() string {
 func (*GrpcUpsertAttributeMutation) ProtoMessage() {}
 
 func (x *GrpcUpsertAttributeMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[60]
+	mi := &file_evita_subset_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4827,7 +4906,7 @@ func (x *GrpcUpsertAttributeMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpsertAttributeMutation.ProtoReflect.Descriptor instead.
 func (*GrpcUpsertAttributeMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{60}
+	return file_evita_subset_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GrpcUpsertAttributeMutation) GetAttributeName() string {
@@ -4863,7 +4942,7 @@ type GrpcAttributeMutation struct {
 
 func (x *GrpcAttributeMutation) Reset() {
 	*x = GrpcAttributeMutation{}
-	mi := &file_evita_subset_proto_msgTypes[61]
+	mi := &file_evita_subset_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4875,7 +4954,7 @@ func (x *GrpcAttributeMutation) String() string {
 func (*GrpcAttributeMutation) ProtoMessage() {}
 
 func (x *GrpcAttributeMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[61]
+	mi := &file_evita_subset_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4888,7 +4967,7 @@ func (x *GrpcAttributeMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcAttributeMutation.ProtoReflect.Descriptor instead.
 func (*GrpcAttributeMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{61}
+	return file_evita_subset_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *GrpcAttributeMutation) GetMutation() isGrpcAttributeMutation_Mutation {
@@ -4928,7 +5007,7 @@ type GrpcUpsertAssociatedDataMutation struct {
 
 func (x *GrpcUpsertAssociatedDataMutation) Reset() {
 	*x = GrpcUpsertAssociatedDataMutation{}
-	mi := &file_evita_subset_proto_msgTypes[62]
+	mi := &file_evita_subset_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4940,7 +5019,7 @@ func (x *GrpcUpsertAssociatedDataMutation) String() string {
 func (*GrpcUpsertAssociatedDataMutation) ProtoMessage() {}
 
 func (x *GrpcUpsertAssociatedDataMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[62]
+	mi := &file_evita_subset_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4953,7 +5032,7 @@ func (x *GrpcUpsertAssociatedDataMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpsertAssociatedDataMutation.ProtoReflect.Descriptor instead.
 func (*GrpcUpsertAssociatedDataMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{62}
+	return file_evita_subset_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *GrpcUpsertAssociatedDataMutation) GetAssociatedDataName() string {
@@ -4986,7 +5065,7 @@ type GrpcSetPriceInnerRecordHandlingMutation struct {
 
 func (x *GrpcSetPriceInnerRecordHandlingMutation) Reset() {
 	*x = GrpcSetPriceInnerRecordHandlingMutation{}
-	mi := &file_evita_subset_proto_msgTypes[63]
+	mi := &file_evita_subset_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4998,7 +5077,7 @@ func (x *GrpcSetPriceInnerRecordHandlingMutation) String() string {
 func (*GrpcSetPriceInnerRecordHandlingMutation) ProtoMessage() {}
 
 func (x *GrpcSetPriceInnerRecordHandlingMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[63]
+	mi := &file_evita_subset_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5011,7 +5090,7 @@ func (x *GrpcSetPriceInnerRecordHandlingMutation) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use GrpcSetPriceInnerRecordHandlingMutation.ProtoReflect.Descriptor instead.
 func (*GrpcSetPriceInnerRecordHandlingMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{63}
+	return file_evita_subset_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *GrpcSetPriceInnerRecordHandlingMutation) GetPriceInnerRecordHandling() int32 {
@@ -5039,7 +5118,7 @@ type GrpcUpsertPriceMutation struct {
 
 func (x *GrpcUpsertPriceMutation) Reset() {
 	*x = GrpcUpsertPriceMutation{}
-	mi := &file_evita_subset_proto_msgTypes[64]
+	mi := &file_evita_subset_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5051,7 +5130,7 @@ func (x *GrpcUpsertPriceMutation) String() string {
 func (*GrpcUpsertPriceMutation) ProtoMessage() {}
 
 func (x *GrpcUpsertPriceMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[64]
+	mi := &file_evita_subset_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5064,7 +5143,7 @@ func (x *GrpcUpsertPriceMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpsertPriceMutation.ProtoReflect.Descriptor instead.
 func (*GrpcUpsertPriceMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{64}
+	return file_evita_subset_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *GrpcUpsertPriceMutation) GetPriceId() int32 {
@@ -5146,7 +5225,7 @@ type GrpcSetParentMutation struct {
 
 func (x *GrpcSetParentMutation) Reset() {
 	*x = GrpcSetParentMutation{}
-	mi := &file_evita_subset_proto_msgTypes[65]
+	mi := &file_evita_subset_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5158,7 +5237,7 @@ func (x *GrpcSetParentMutation) String() string {
 func (*GrpcSetParentMutation) ProtoMessage() {}
 
 func (x *GrpcSetParentMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[65]
+	mi := &file_evita_subset_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5171,7 +5250,7 @@ func (x *GrpcSetParentMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcSetParentMutation.ProtoReflect.Descriptor instead.
 func (*GrpcSetParentMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{65}
+	return file_evita_subset_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GrpcSetParentMutation) GetPrimaryKey() int32 {
@@ -5194,7 +5273,7 @@ type GrpcInsertReferenceMutation struct {
 
 func (x *GrpcInsertReferenceMutation) Reset() {
 	*x = GrpcInsertReferenceMutation{}
-	mi := &file_evita_subset_proto_msgTypes[66]
+	mi := &file_evita_subset_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5206,7 +5285,7 @@ func (x *GrpcInsertReferenceMutation) String() string {
 func (*GrpcInsertReferenceMutation) ProtoMessage() {}
 
 func (x *GrpcInsertReferenceMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[66]
+	mi := &file_evita_subset_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5219,7 +5298,7 @@ func (x *GrpcInsertReferenceMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcInsertReferenceMutation.ProtoReflect.Descriptor instead.
 func (*GrpcInsertReferenceMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{66}
+	return file_evita_subset_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GrpcInsertReferenceMutation) GetReferenceName() string {
@@ -5270,7 +5349,7 @@ type GrpcSetReferenceGroupMutation struct {
 
 func (x *GrpcSetReferenceGroupMutation) Reset() {
 	*x = GrpcSetReferenceGroupMutation{}
-	mi := &file_evita_subset_proto_msgTypes[67]
+	mi := &file_evita_subset_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5282,7 +5361,7 @@ func (x *GrpcSetReferenceGroupMutation) String() string {
 func (*GrpcSetReferenceGroupMutation) ProtoMessage() {}
 
 func (x *GrpcSetReferenceGroupMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[67]
+	mi := &file_evita_subset_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5295,7 +5374,7 @@ func (x *GrpcSetReferenceGroupMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcSetReferenceGroupMutation.ProtoReflect.Descriptor instead.
 func (*GrpcSetReferenceGroupMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{67}
+	return file_evita_subset_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *GrpcSetReferenceGroupMutation) GetReferenceName() string {
@@ -5345,7 +5424,7 @@ type GrpcReferenceAttributeMutation struct {
 
 func (x *GrpcReferenceAttributeMutation) Reset() {
 	*x = GrpcReferenceAttributeMutation{}
-	mi := &file_evita_subset_proto_msgTypes[68]
+	mi := &file_evita_subset_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5357,7 +5436,7 @@ func (x *GrpcReferenceAttributeMutation) String() string {
 func (*GrpcReferenceAttributeMutation) ProtoMessage() {}
 
 func (x *GrpcReferenceAttributeMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[68]
+	mi := &file_evita_subset_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5370,7 +5449,7 @@ func (x *GrpcReferenceAttributeMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcReferenceAttributeMutation.ProtoReflect.Descriptor instead.
 func (*GrpcReferenceAttributeMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{68}
+	return file_evita_subset_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GrpcReferenceAttributeMutation) GetReferenceName() string {
@@ -5410,7 +5489,7 @@ type GrpcSetEntityScopeMutation struct {
 
 func (x *GrpcSetEntityScopeMutation) Reset() {
 	*x = GrpcSetEntityScopeMutation{}
-	mi := &file_evita_subset_proto_msgTypes[69]
+	mi := &file_evita_subset_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5422,7 +5501,7 @@ func (x *GrpcSetEntityScopeMutation) String() string {
 func (*GrpcSetEntityScopeMutation) ProtoMessage() {}
 
 func (x *GrpcSetEntityScopeMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[69]
+	mi := &file_evita_subset_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5435,7 +5514,7 @@ func (x *GrpcSetEntityScopeMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcSetEntityScopeMutation.ProtoReflect.Descriptor instead.
 func (*GrpcSetEntityScopeMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{69}
+	return file_evita_subset_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GrpcSetEntityScopeMutation) GetScope() int32 {
@@ -5465,7 +5544,7 @@ type GrpcLocalMutation struct {
 
 func (x *GrpcLocalMutation) Reset() {
 	*x = GrpcLocalMutation{}
-	mi := &file_evita_subset_proto_msgTypes[70]
+	mi := &file_evita_subset_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5477,7 +5556,7 @@ func (x *GrpcLocalMutation) String() string {
 func (*GrpcLocalMutation) ProtoMessage() {}
 
 func (x *GrpcLocalMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[70]
+	mi := &file_evita_subset_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5490,7 +5569,7 @@ func (x *GrpcLocalMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcLocalMutation.ProtoReflect.Descriptor instead.
 func (*GrpcLocalMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{70}
+	return file_evita_subset_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *GrpcLocalMutation) GetMutation() isGrpcLocalMutation_Mutation {
@@ -5651,7 +5730,7 @@ type GrpcEntityUpsertMutation struct {
 
 func (x *GrpcEntityUpsertMutation) Reset() {
 	*x = GrpcEntityUpsertMutation{}
-	mi := &file_evita_subset_proto_msgTypes[71]
+	mi := &file_evita_subset_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5663,7 +5742,7 @@ func (x *GrpcEntityUpsertMutation) String() string {
 func (*GrpcEntityUpsertMutation) ProtoMessage() {}
 
 func (x *GrpcEntityUpsertMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[71]
+	mi := &file_evita_subset_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5676,7 +5755,7 @@ func (x *GrpcEntityUpsertMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityUpsertMutation.ProtoReflect.Descriptor instead.
 func (*GrpcEntityUpsertMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{71}
+	return file_evita_subset_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *GrpcEntityUpsertMutation) GetEntityType() string {
@@ -5719,7 +5798,7 @@ type GrpcEntityMutation struct {
 
 func (x *GrpcEntityMutation) Reset() {
 	*x = GrpcEntityMutation{}
-	mi := &file_evita_subset_proto_msgTypes[72]
+	mi := &file_evita_subset_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5731,7 +5810,7 @@ func (x *GrpcEntityMutation) String() string {
 func (*GrpcEntityMutation) ProtoMessage() {}
 
 func (x *GrpcEntityMutation) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[72]
+	mi := &file_evita_subset_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5744,7 +5823,7 @@ func (x *GrpcEntityMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityMutation.ProtoReflect.Descriptor instead.
 func (*GrpcEntityMutation) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{72}
+	return file_evita_subset_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *GrpcEntityMutation) GetMutation() isGrpcEntityMutation_Mutation {
@@ -5783,7 +5862,7 @@ type GrpcUpsertEntityRequest struct {
 
 func (x *GrpcUpsertEntityRequest) Reset() {
 	*x = GrpcUpsertEntityRequest{}
-	mi := &file_evita_subset_proto_msgTypes[73]
+	mi := &file_evita_subset_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5795,7 +5874,7 @@ func (x *GrpcUpsertEntityRequest) String() string {
 func (*GrpcUpsertEntityRequest) ProtoMessage() {}
 
 func (x *GrpcUpsertEntityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[73]
+	mi := &file_evita_subset_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5808,7 +5887,7 @@ func (x *GrpcUpsertEntityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpsertEntityRequest.ProtoReflect.Descriptor instead.
 func (*GrpcUpsertEntityRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{73}
+	return file_evita_subset_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *GrpcUpsertEntityRequest) GetEntityMutation() *GrpcEntityMutation {
@@ -5839,7 +5918,7 @@ type GrpcUpsertEntityResponse struct {
 
 func (x *GrpcUpsertEntityResponse) Reset() {
 	*x = GrpcUpsertEntityResponse{}
-	mi := &file_evita_subset_proto_msgTypes[74]
+	mi := &file_evita_subset_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5851,7 +5930,7 @@ func (x *GrpcUpsertEntityResponse) String() string {
 func (*GrpcUpsertEntityResponse) ProtoMessage() {}
 
 func (x *GrpcUpsertEntityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[74]
+	mi := &file_evita_subset_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5864,7 +5943,7 @@ func (x *GrpcUpsertEntityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpsertEntityResponse.ProtoReflect.Descriptor instead.
 func (*GrpcUpsertEntityResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{74}
+	return file_evita_subset_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *GrpcUpsertEntityResponse) GetResponse() isGrpcUpsertEntityResponse_Response {
@@ -5933,7 +6012,7 @@ type GrpcGetCatalogSchemaRequest struct {
 
 func (x *GrpcGetCatalogSchemaRequest) Reset() {
 	*x = GrpcGetCatalogSchemaRequest{}
-	mi := &file_evita_subset_proto_msgTypes[75]
+	mi := &file_evita_subset_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5945,7 +6024,7 @@ func (x *GrpcGetCatalogSchemaRequest) String() string {
 func (*GrpcGetCatalogSchemaRequest) ProtoMessage() {}
 
 func (x *GrpcGetCatalogSchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[75]
+	mi := &file_evita_subset_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5958,7 +6037,7 @@ func (x *GrpcGetCatalogSchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcGetCatalogSchemaRequest.ProtoReflect.Descriptor instead.
 func (*GrpcGetCatalogSchemaRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{75}
+	return file_evita_subset_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *GrpcGetCatalogSchemaRequest) GetNameVariants() bool {
@@ -5979,7 +6058,7 @@ type GrpcCatalogSchemaResponse struct {
 
 func (x *GrpcCatalogSchemaResponse) Reset() {
 	*x = GrpcCatalogSchemaResponse{}
-	mi := &file_evita_subset_proto_msgTypes[76]
+	mi := &file_evita_subset_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5991,7 +6070,7 @@ func (x *GrpcCatalogSchemaResponse) String() string {
 func (*GrpcCatalogSchemaResponse) ProtoMessage() {}
 
 func (x *GrpcCatalogSchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[76]
+	mi := &file_evita_subset_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6004,7 +6083,7 @@ func (x *GrpcCatalogSchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcCatalogSchemaResponse.ProtoReflect.Descriptor instead.
 func (*GrpcCatalogSchemaResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{76}
+	return file_evita_subset_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *GrpcCatalogSchemaResponse) GetCatalogSchema() *GrpcCatalogSchema {
@@ -6038,7 +6117,7 @@ type GrpcEntitySchemaRequest struct {
 
 func (x *GrpcEntitySchemaRequest) Reset() {
 	*x = GrpcEntitySchemaRequest{}
-	mi := &file_evita_subset_proto_msgTypes[77]
+	mi := &file_evita_subset_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6050,7 +6129,7 @@ func (x *GrpcEntitySchemaRequest) String() string {
 func (*GrpcEntitySchemaRequest) ProtoMessage() {}
 
 func (x *GrpcEntitySchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[77]
+	mi := &file_evita_subset_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6063,7 +6142,7 @@ func (x *GrpcEntitySchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntitySchemaRequest.ProtoReflect.Descriptor instead.
 func (*GrpcEntitySchemaRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{77}
+	return file_evita_subset_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *GrpcEntitySchemaRequest) GetEntityType() string {
@@ -6089,7 +6168,7 @@ type GrpcEntitySchemaResponse struct {
 
 func (x *GrpcEntitySchemaResponse) Reset() {
 	*x = GrpcEntitySchemaResponse{}
-	mi := &file_evita_subset_proto_msgTypes[78]
+	mi := &file_evita_subset_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6101,7 +6180,7 @@ func (x *GrpcEntitySchemaResponse) String() string {
 func (*GrpcEntitySchemaResponse) ProtoMessage() {}
 
 func (x *GrpcEntitySchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[78]
+	mi := &file_evita_subset_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6114,7 +6193,7 @@ func (x *GrpcEntitySchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntitySchemaResponse.ProtoReflect.Descriptor instead.
 func (*GrpcEntitySchemaResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{78}
+	return file_evita_subset_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *GrpcEntitySchemaResponse) GetEntitySchema() *GrpcEntitySchema {
@@ -6133,7 +6212,7 @@ type GrpcEntityTypesResponse struct {
 
 func (x *GrpcEntityTypesResponse) Reset() {
 	*x = GrpcEntityTypesResponse{}
-	mi := &file_evita_subset_proto_msgTypes[79]
+	mi := &file_evita_subset_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6145,7 +6224,7 @@ func (x *GrpcEntityTypesResponse) String() string {
 func (*GrpcEntityTypesResponse) ProtoMessage() {}
 
 func (x *GrpcEntityTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[79]
+	mi := &file_evita_subset_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6158,7 +6237,7 @@ func (x *GrpcEntityTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityTypesResponse.ProtoReflect.Descriptor instead.
 func (*GrpcEntityTypesResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{79}
+	return file_evita_subset_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *GrpcEntityTypesResponse) GetEntityTypes() []string {
@@ -6177,7 +6256,7 @@ type GrpcUpdateCatalogSchemaRequest struct {
 
 func (x *GrpcUpdateCatalogSchemaRequest) Reset() {
 	*x = GrpcUpdateCatalogSchemaRequest{}
-	mi := &file_evita_subset_proto_msgTypes[80]
+	mi := &file_evita_subset_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6189,7 +6268,7 @@ func (x *GrpcUpdateCatalogSchemaRequest) String() string {
 func (*GrpcUpdateCatalogSchemaRequest) ProtoMessage() {}
 
 func (x *GrpcUpdateCatalogSchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[80]
+	mi := &file_evita_subset_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6202,7 +6281,7 @@ func (x *GrpcUpdateCatalogSchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpdateCatalogSchemaRequest.ProtoReflect.Descriptor instead.
 func (*GrpcUpdateCatalogSchemaRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{80}
+	return file_evita_subset_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *GrpcUpdateCatalogSchemaRequest) GetSchemaMutations() []*GrpcLocalCatalogSchemaMutation {
@@ -6221,7 +6300,7 @@ type GrpcUpdateCatalogSchemaResponse struct {
 
 func (x *GrpcUpdateCatalogSchemaResponse) Reset() {
 	*x = GrpcUpdateCatalogSchemaResponse{}
-	mi := &file_evita_subset_proto_msgTypes[81]
+	mi := &file_evita_subset_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6233,7 +6312,7 @@ func (x *GrpcUpdateCatalogSchemaResponse) String() string {
 func (*GrpcUpdateCatalogSchemaResponse) ProtoMessage() {}
 
 func (x *GrpcUpdateCatalogSchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[81]
+	mi := &file_evita_subset_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6246,7 +6325,7 @@ func (x *GrpcUpdateCatalogSchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpdateCatalogSchemaResponse.ProtoReflect.Descriptor instead.
 func (*GrpcUpdateCatalogSchemaResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{81}
+	return file_evita_subset_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *GrpcUpdateCatalogSchemaResponse) GetVersion() int32 {
@@ -6265,7 +6344,7 @@ type GrpcDefineEntitySchemaRequest struct {
 
 func (x *GrpcDefineEntitySchemaRequest) Reset() {
 	*x = GrpcDefineEntitySchemaRequest{}
-	mi := &file_evita_subset_proto_msgTypes[82]
+	mi := &file_evita_subset_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6277,7 +6356,7 @@ func (x *GrpcDefineEntitySchemaRequest) String() string {
 func (*GrpcDefineEntitySchemaRequest) ProtoMessage() {}
 
 func (x *GrpcDefineEntitySchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[82]
+	mi := &file_evita_subset_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6290,7 +6369,7 @@ func (x *GrpcDefineEntitySchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcDefineEntitySchemaRequest.ProtoReflect.Descriptor instead.
 func (*GrpcDefineEntitySchemaRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{82}
+	return file_evita_subset_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *GrpcDefineEntitySchemaRequest) GetEntityType() string {
@@ -6309,7 +6388,7 @@ type GrpcDefineEntitySchemaResponse struct {
 
 func (x *GrpcDefineEntitySchemaResponse) Reset() {
 	*x = GrpcDefineEntitySchemaResponse{}
-	mi := &file_evita_subset_proto_msgTypes[83]
+	mi := &file_evita_subset_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6321,7 +6400,7 @@ func (x *GrpcDefineEntitySchemaResponse) String() string {
 func (*GrpcDefineEntitySchemaResponse) ProtoMessage() {}
 
 func (x *GrpcDefineEntitySchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[83]
+	mi := &file_evita_subset_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6334,7 +6413,7 @@ func (x *GrpcDefineEntitySchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcDefineEntitySchemaResponse.ProtoReflect.Descriptor instead.
 func (*GrpcDefineEntitySchemaResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{83}
+	return file_evita_subset_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *GrpcDefineEntitySchemaResponse) GetEntitySchema() []byte {
@@ -6353,7 +6432,7 @@ type GrpcUpdateEntitySchemaRequest struct {
 
 func (x *GrpcUpdateEntitySchemaRequest) Reset() {
 	*x = GrpcUpdateEntitySchemaRequest{}
-	mi := &file_evita_subset_proto_msgTypes[84]
+	mi := &file_evita_subset_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6365,7 +6444,7 @@ func (x *GrpcUpdateEntitySchemaRequest) String() string {
 func (*GrpcUpdateEntitySchemaRequest) ProtoMessage() {}
 
 func (x *GrpcUpdateEntitySchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[84]
+	mi := &file_evita_subset_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6378,7 +6457,7 @@ func (x *GrpcUpdateEntitySchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpdateEntitySchemaRequest.ProtoReflect.Descriptor instead.
 func (*GrpcUpdateEntitySchemaRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{84}
+	return file_evita_subset_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *GrpcUpdateEntitySchemaRequest) GetSchemaMutation() *GrpcModifyEntitySchemaMutation {
@@ -6397,7 +6476,7 @@ type GrpcUpdateEntitySchemaResponse struct {
 
 func (x *GrpcUpdateEntitySchemaResponse) Reset() {
 	*x = GrpcUpdateEntitySchemaResponse{}
-	mi := &file_evita_subset_proto_msgTypes[85]
+	mi := &file_evita_subset_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6409,7 +6488,7 @@ func (x *GrpcUpdateEntitySchemaResponse) String() string {
 func (*GrpcUpdateEntitySchemaResponse) ProtoMessage() {}
 
 func (x *GrpcUpdateEntitySchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[85]
+	mi := &file_evita_subset_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6422,7 +6501,7 @@ func (x *GrpcUpdateEntitySchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcUpdateEntitySchemaResponse.ProtoReflect.Descriptor instead.
 func (*GrpcUpdateEntitySchemaResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{85}
+	return file_evita_subset_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *GrpcUpdateEntitySchemaResponse) GetVersion() int32 {
@@ -6441,7 +6520,7 @@ type GrpcEntityCollectionSizeRequest struct {
 
 func (x *GrpcEntityCollectionSizeRequest) Reset() {
 	*x = GrpcEntityCollectionSizeRequest{}
-	mi := &file_evita_subset_proto_msgTypes[86]
+	mi := &file_evita_subset_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6453,7 +6532,7 @@ func (x *GrpcEntityCollectionSizeRequest) String() string {
 func (*GrpcEntityCollectionSizeRequest) ProtoMessage() {}
 
 func (x *GrpcEntityCollectionSizeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[86]
+	mi := &file_evita_subset_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6466,7 +6545,7 @@ func (x *GrpcEntityCollectionSizeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityCollectionSizeRequest.ProtoReflect.Descriptor instead.
 func (*GrpcEntityCollectionSizeRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{86}
+	return file_evita_subset_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *GrpcEntityCollectionSizeRequest) GetEntityType() string {
@@ -6485,7 +6564,7 @@ type GrpcEntityCollectionSizeResponse struct {
 
 func (x *GrpcEntityCollectionSizeResponse) Reset() {
 	*x = GrpcEntityCollectionSizeResponse{}
-	mi := &file_evita_subset_proto_msgTypes[87]
+	mi := &file_evita_subset_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6497,7 +6576,7 @@ func (x *GrpcEntityCollectionSizeResponse) String() string {
 func (*GrpcEntityCollectionSizeResponse) ProtoMessage() {}
 
 func (x *GrpcEntityCollectionSizeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[87]
+	mi := &file_evita_subset_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6510,7 +6589,7 @@ func (x *GrpcEntityCollectionSizeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcEntityCollectionSizeResponse.ProtoReflect.Descriptor instead.
 func (*GrpcEntityCollectionSizeResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{87}
+	return file_evita_subset_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *GrpcEntityCollectionSizeResponse) GetSize() int32 {
@@ -6531,7 +6610,7 @@ type GrpcCloseRequest struct {
 
 func (x *GrpcCloseRequest) Reset() {
 	*x = GrpcCloseRequest{}
-	mi := &file_evita_subset_proto_msgTypes[88]
+	mi := &file_evita_subset_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6543,7 +6622,7 @@ func (x *GrpcCloseRequest) String() string {
 func (*GrpcCloseRequest) ProtoMessage() {}
 
 func (x *GrpcCloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[88]
+	mi := &file_evita_subset_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6556,7 +6635,7 @@ func (x *GrpcCloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcCloseRequest.ProtoReflect.Descriptor instead.
 func (*GrpcCloseRequest) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{88}
+	return file_evita_subset_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *GrpcCloseRequest) GetCommitBehaviour() int32 {
@@ -6590,7 +6669,7 @@ type GrpcCloseResponse struct {
 
 func (x *GrpcCloseResponse) Reset() {
 	*x = GrpcCloseResponse{}
-	mi := &file_evita_subset_proto_msgTypes[89]
+	mi := &file_evita_subset_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6602,7 +6681,7 @@ func (x *GrpcCloseResponse) String() string {
 func (*GrpcCloseResponse) ProtoMessage() {}
 
 func (x *GrpcCloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[89]
+	mi := &file_evita_subset_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6615,7 +6694,7 @@ func (x *GrpcCloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcCloseResponse.ProtoReflect.Descriptor instead.
 func (*GrpcCloseResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{89}
+	return file_evita_subset_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *GrpcCloseResponse) GetCatalogVersion() int64 {
@@ -6643,7 +6722,7 @@ type GrpcGoLiveAndCloseResponse struct {
 
 func (x *GrpcGoLiveAndCloseResponse) Reset() {
 	*x = GrpcGoLiveAndCloseResponse{}
-	mi := &file_evita_subset_proto_msgTypes[90]
+	mi := &file_evita_subset_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6655,7 +6734,7 @@ func (x *GrpcGoLiveAndCloseResponse) String() string {
 func (*GrpcGoLiveAndCloseResponse) ProtoMessage() {}
 
 func (x *GrpcGoLiveAndCloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[90]
+	mi := &file_evita_subset_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6668,7 +6747,7 @@ func (x *GrpcGoLiveAndCloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrpcGoLiveAndCloseResponse.ProtoReflect.Descriptor instead.
 func (*GrpcGoLiveAndCloseResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{90}
+	return file_evita_subset_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *GrpcGoLiveAndCloseResponse) GetSuccess() bool {
@@ -6703,7 +6782,7 @@ type GrpcGoLiveAndCloseWithProgressResponse struct {
 
 func (x *GrpcGoLiveAndCloseWithProgressResponse) Reset() {
 	*x = GrpcGoLiveAndCloseWithProgressResponse{}
-	mi := &file_evita_subset_proto_msgTypes[91]
+	mi := &file_evita_subset_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6715,7 +6794,7 @@ func (x *GrpcGoLiveAndCloseWithProgressResponse) String() string {
 func (*GrpcGoLiveAndCloseWithProgressResponse) ProtoMessage() {}
 
 func (x *GrpcGoLiveAndCloseWithProgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_evita_subset_proto_msgTypes[91]
+	mi := &file_evita_subset_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6728,7 +6807,7 @@ func (x *GrpcGoLiveAndCloseWithProgressResponse) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use GrpcGoLiveAndCloseWithProgressResponse.ProtoReflect.Descriptor instead.
 func (*GrpcGoLiveAndCloseWithProgressResponse) Descriptor() ([]byte, []int) {
-	return file_evita_subset_proto_rawDescGZIP(), []int{91}
+	return file_evita_subset_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *GrpcGoLiveAndCloseWithProgressResponse) GetCatalogVersion() int64 {
@@ -7034,7 +7113,11 @@ const file_evita_subset_proto_rawDesc = "" +
 	"\x10facetedPartially\x18\x0f \x03(\fR\x10facetedPartially\x12*\n" +
 	"\x10bucketedInScopes\x18\x10 \x03(\fR\x10bucketedInScopes\x12<\n" +
 	"\x19bucketedPartiallyInScopes\x18\x11 \x03(\fR\x19bucketedPartiallyInScopes\x12>\n" +
-	"\x1aconflictResolutionOverride\x18\x12 \x01(\x05R\x1aconflictResolutionOverride\"\xa0\x06\n" +
+	"\x1aconflictResolutionOverride\x18\x12 \x01(\x05R\x1aconflictResolutionOverride\"\x85\x01\n" +
+	"%GrpcSetReferenceSchemaIndexedMutation\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\tinherited\x18\x02 \x01(\bR\tinherited\x12*\n" +
+	"\x10scopedIndexTypes\x18\x04 \x03(\fR\x10scopedIndexTypes\"\xa0\x06\n" +
 	"*GrpcCreateReflectedReferenceSchemaMutation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\fR\vdescription\x12,\n" +
@@ -7066,7 +7149,7 @@ const file_evita_subset_proto_rawDesc = "" +
 	"\bmutation\"\xff\x01\n" +
 	":GrpcModifyReferenceSortableAttributeCompoundSchemaMutation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\xac\x01\n" +
-	"'sortableAttributeCompoundSchemaMutation\x18\x02 \x01(\v2R.io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutationR'sortableAttributeCompoundSchemaMutation\"\xf7\x16\n" +
+	"'sortableAttributeCompoundSchemaMutation\x18\x02 \x01(\v2R.io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutationR'sortableAttributeCompoundSchemaMutation\"\x96\x18\n" +
 	"\x18GrpcEntitySchemaMutation\x12\x9f\x01\n" +
 	"\"createAssociatedDataSchemaMutation\x18\x01 \x01(\v2M.io.evitadb.externalApi.grpc.generated.GrpcCreateAssociatedDataSchemaMutationH\x00R\"createAssociatedDataSchemaMutation\x12\x90\x01\n" +
 	"\x1dcreateAttributeSchemaMutation\x18\x14 \x01(\v2H.io.evitadb.externalApi.grpc.generated.GrpcCreateAttributeSchemaMutationH\x00R\x1dcreateAttributeSchemaMutation\x12\x99\x01\n" +
@@ -7081,7 +7164,8 @@ const file_evita_subset_proto_rawDesc = "" +
 	"$setEntitySchemaWithHierarchyMutation\x18; \x01(\v2O.io.evitadb.externalApi.grpc.generated.GrpcSetEntitySchemaWithHierarchyMutationH\x00R$setEntitySchemaWithHierarchyMutation\x12\x99\x01\n" +
 	" setEntitySchemaWithPriceMutation\x18< \x01(\v2K.io.evitadb.externalApi.grpc.generated.GrpcSetEntitySchemaWithPriceMutationH\x00R setEntitySchemaWithPriceMutation\x12\x90\x01\n" +
 	"\x1dcreateReferenceSchemaMutation\x18P \x01(\v2H.io.evitadb.externalApi.grpc.generated.GrpcCreateReferenceSchemaMutationH\x00R\x1dcreateReferenceSchemaMutation\x12\xab\x01\n" +
-	"&modifyReferenceAttributeSchemaMutation\x18Q \x01(\v2Q.io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutationH\x00R&modifyReferenceAttributeSchemaMutation\x12\xab\x01\n" +
+	"&modifyReferenceAttributeSchemaMutation\x18Q \x01(\v2Q.io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutationH\x00R&modifyReferenceAttributeSchemaMutation\x12\x9c\x01\n" +
+	"!setReferenceSchemaIndexedMutation\x18Z \x01(\v2L.io.evitadb.externalApi.grpc.generated.GrpcSetReferenceSchemaIndexedMutationH\x00R!setReferenceSchemaIndexedMutation\x12\xab\x01\n" +
 	"&createReflectedReferenceSchemaMutation\x18[ \x01(\v2Q.io.evitadb.externalApi.grpc.generated.GrpcCreateReflectedReferenceSchemaMutationH\x00R&createReflectedReferenceSchemaMutation\x12\xdb\x01\n" +
 	"6modifyReferenceSortableAttributeCompoundSchemaMutation\x18] \x01(\v2a.io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutationH\x00R6modifyReferenceSortableAttributeCompoundSchemaMutation\x12\xc0\x01\n" +
 	"-createSortableAttributeCompoundSchemaMutation\x18x \x01(\v2X.io.evitadb.externalApi.grpc.generated.GrpcCreateSortableAttributeCompoundSchemaMutationH\x00R-createSortableAttributeCompoundSchemaMutationB\n" +
@@ -7376,7 +7460,7 @@ func file_evita_subset_proto_rawDescGZIP() []byte {
 	return file_evita_subset_proto_rawDescData
 }
 
-var file_evita_subset_proto_msgTypes = make([]protoimpl.MessageInfo, 107)
+var file_evita_subset_proto_msgTypes = make([]protoimpl.MessageInfo, 108)
 var file_evita_subset_proto_goTypes = []any{
 	(*GrpcReadyResponse)(nil),                                          // 0: io.evitadb.externalApi.grpc.generated.GrpcReadyResponse
 	(*GrpcEvitaSessionRequest)(nil),                                    // 1: io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionRequest
@@ -7416,97 +7500,98 @@ var file_evita_subset_proto_goTypes = []any{
 	(*GrpcModifyEntitySchemaDescriptionMutation)(nil),                  // 35: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaDescriptionMutation
 	(*GrpcModifyEntitySchemaDeprecationNoticeMutation)(nil),            // 36: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaDeprecationNoticeMutation
 	(*GrpcCreateReferenceSchemaMutation)(nil),                          // 37: io.evitadb.externalApi.grpc.generated.GrpcCreateReferenceSchemaMutation
-	(*GrpcCreateReflectedReferenceSchemaMutation)(nil),                 // 38: io.evitadb.externalApi.grpc.generated.GrpcCreateReflectedReferenceSchemaMutation
-	(*GrpcAttributeSchemaMutation)(nil),                                // 39: io.evitadb.externalApi.grpc.generated.GrpcAttributeSchemaMutation
-	(*GrpcModifyReferenceAttributeSchemaMutation)(nil),                 // 40: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation
-	(*GrpcSortableAttributeCompoundSchemaMutation)(nil),                // 41: io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutation
-	(*GrpcModifyReferenceSortableAttributeCompoundSchemaMutation)(nil), // 42: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation
-	(*GrpcEntitySchemaMutation)(nil),                                   // 43: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation
-	(*GrpcModifyEntitySchemaMutation)(nil),                             // 44: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation
-	(*GrpcIntegerArray)(nil),                                           // 45: io.evitadb.externalApi.grpc.generated.GrpcIntegerArray
-	(*GrpcStringArray)(nil),                                            // 46: io.evitadb.externalApi.grpc.generated.GrpcStringArray
-	(*GrpcEntityScopeArray)(nil),                                       // 47: io.evitadb.externalApi.grpc.generated.GrpcEntityScopeArray
-	(*GrpcQueryParam)(nil),                                             // 48: io.evitadb.externalApi.grpc.generated.GrpcQueryParam
-	(*GrpcQueryRequest)(nil),                                           // 49: io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
-	(*GrpcEntityReference)(nil),                                        // 50: io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	(*GrpcDataChunk)(nil),                                              // 51: io.evitadb.externalApi.grpc.generated.GrpcDataChunk
-	(*GrpcQueryResponse)(nil),                                          // 52: io.evitadb.externalApi.grpc.generated.GrpcQueryResponse
-	(*GrpcQueryListResponse)(nil),                                      // 53: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse
-	(*GrpcLocalizedAttribute)(nil),                                     // 54: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
-	(*GrpcLocalizedAssociatedData)(nil),                                // 55: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData
-	(*GrpcPrice)(nil),                                                  // 56: io.evitadb.externalApi.grpc.generated.GrpcPrice
-	(*GrpcReference)(nil),                                              // 57: io.evitadb.externalApi.grpc.generated.GrpcReference
-	(*GrpcSealedEntity)(nil),                                           // 58: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
-	(*GrpcLocale)(nil),                                                 // 59: io.evitadb.externalApi.grpc.generated.GrpcLocale
-	(*GrpcUpsertAttributeMutation)(nil),                                // 60: io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
-	(*GrpcAttributeMutation)(nil),                                      // 61: io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation
-	(*GrpcUpsertAssociatedDataMutation)(nil),                           // 62: io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation
-	(*GrpcSetPriceInnerRecordHandlingMutation)(nil),                    // 63: io.evitadb.externalApi.grpc.generated.GrpcSetPriceInnerRecordHandlingMutation
-	(*GrpcUpsertPriceMutation)(nil),                                    // 64: io.evitadb.externalApi.grpc.generated.GrpcUpsertPriceMutation
-	(*GrpcSetParentMutation)(nil),                                      // 65: io.evitadb.externalApi.grpc.generated.GrpcSetParentMutation
-	(*GrpcInsertReferenceMutation)(nil),                                // 66: io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation
-	(*GrpcSetReferenceGroupMutation)(nil),                              // 67: io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation
-	(*GrpcReferenceAttributeMutation)(nil),                             // 68: io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation
-	(*GrpcSetEntityScopeMutation)(nil),                                 // 69: io.evitadb.externalApi.grpc.generated.GrpcSetEntityScopeMutation
-	(*GrpcLocalMutation)(nil),                                          // 70: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation
-	(*GrpcEntityUpsertMutation)(nil),                                   // 71: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation
-	(*GrpcEntityMutation)(nil),                                         // 72: io.evitadb.externalApi.grpc.generated.GrpcEntityMutation
-	(*GrpcUpsertEntityRequest)(nil),                                    // 73: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest
-	(*GrpcUpsertEntityResponse)(nil),                                   // 74: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse
-	(*GrpcGetCatalogSchemaRequest)(nil),                                // 75: io.evitadb.externalApi.grpc.generated.GrpcGetCatalogSchemaRequest
-	(*GrpcCatalogSchemaResponse)(nil),                                  // 76: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse
-	(*GrpcEntitySchemaRequest)(nil),                                    // 77: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaRequest
-	(*GrpcEntitySchemaResponse)(nil),                                   // 78: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse
-	(*GrpcEntityTypesResponse)(nil),                                    // 79: io.evitadb.externalApi.grpc.generated.GrpcEntityTypesResponse
-	(*GrpcUpdateCatalogSchemaRequest)(nil),                             // 80: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest
-	(*GrpcUpdateCatalogSchemaResponse)(nil),                            // 81: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaResponse
-	(*GrpcDefineEntitySchemaRequest)(nil),                              // 82: io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaRequest
-	(*GrpcDefineEntitySchemaResponse)(nil),                             // 83: io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaResponse
-	(*GrpcUpdateEntitySchemaRequest)(nil),                              // 84: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest
-	(*GrpcUpdateEntitySchemaResponse)(nil),                             // 85: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaResponse
-	(*GrpcEntityCollectionSizeRequest)(nil),                            // 86: io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeRequest
-	(*GrpcEntityCollectionSizeResponse)(nil),                           // 87: io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeResponse
-	(*GrpcCloseRequest)(nil),                                           // 88: io.evitadb.externalApi.grpc.generated.GrpcCloseRequest
-	(*GrpcCloseResponse)(nil),                                          // 89: io.evitadb.externalApi.grpc.generated.GrpcCloseResponse
-	(*GrpcGoLiveAndCloseResponse)(nil),                                 // 90: io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseResponse
-	(*GrpcGoLiveAndCloseWithProgressResponse)(nil),                     // 91: io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseWithProgressResponse
-	nil,                            // 92: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry
-	nil,                            // 93: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry
-	nil,                            // 94: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry
-	nil,                            // 95: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry
-	nil,                            // 96: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry
-	nil,                            // 97: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry
-	nil,                            // 98: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry
-	nil,                            // 99: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.AttributesEntry
-	nil,                            // 100: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.AssociatedDataEntry
-	nil,                            // 101: io.evitadb.externalApi.grpc.generated.GrpcReference.GlobalAttributesEntry
-	nil,                            // 102: io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry
-	nil,                            // 103: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAttributesEntry
-	nil,                            // 104: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry
-	nil,                            // 105: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAssociatedDataEntry
-	nil,                            // 106: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry
-	(*wrapperspb.StringValue)(nil), // 107: google.protobuf.StringValue
-	(*wrapperspb.Int32Value)(nil),  // 108: google.protobuf.Int32Value
-	(*emptypb.Empty)(nil),          // 109: google.protobuf.Empty
+	(*GrpcSetReferenceSchemaIndexedMutation)(nil),                      // 38: io.evitadb.externalApi.grpc.generated.GrpcSetReferenceSchemaIndexedMutation
+	(*GrpcCreateReflectedReferenceSchemaMutation)(nil),                 // 39: io.evitadb.externalApi.grpc.generated.GrpcCreateReflectedReferenceSchemaMutation
+	(*GrpcAttributeSchemaMutation)(nil),                                // 40: io.evitadb.externalApi.grpc.generated.GrpcAttributeSchemaMutation
+	(*GrpcModifyReferenceAttributeSchemaMutation)(nil),                 // 41: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation
+	(*GrpcSortableAttributeCompoundSchemaMutation)(nil),                // 42: io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutation
+	(*GrpcModifyReferenceSortableAttributeCompoundSchemaMutation)(nil), // 43: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation
+	(*GrpcEntitySchemaMutation)(nil),                                   // 44: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation
+	(*GrpcModifyEntitySchemaMutation)(nil),                             // 45: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation
+	(*GrpcIntegerArray)(nil),                                           // 46: io.evitadb.externalApi.grpc.generated.GrpcIntegerArray
+	(*GrpcStringArray)(nil),                                            // 47: io.evitadb.externalApi.grpc.generated.GrpcStringArray
+	(*GrpcEntityScopeArray)(nil),                                       // 48: io.evitadb.externalApi.grpc.generated.GrpcEntityScopeArray
+	(*GrpcQueryParam)(nil),                                             // 49: io.evitadb.externalApi.grpc.generated.GrpcQueryParam
+	(*GrpcQueryRequest)(nil),                                           // 50: io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
+	(*GrpcEntityReference)(nil),                                        // 51: io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	(*GrpcDataChunk)(nil),                                              // 52: io.evitadb.externalApi.grpc.generated.GrpcDataChunk
+	(*GrpcQueryResponse)(nil),                                          // 53: io.evitadb.externalApi.grpc.generated.GrpcQueryResponse
+	(*GrpcQueryListResponse)(nil),                                      // 54: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse
+	(*GrpcLocalizedAttribute)(nil),                                     // 55: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
+	(*GrpcLocalizedAssociatedData)(nil),                                // 56: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData
+	(*GrpcPrice)(nil),                                                  // 57: io.evitadb.externalApi.grpc.generated.GrpcPrice
+	(*GrpcReference)(nil),                                              // 58: io.evitadb.externalApi.grpc.generated.GrpcReference
+	(*GrpcSealedEntity)(nil),                                           // 59: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
+	(*GrpcLocale)(nil),                                                 // 60: io.evitadb.externalApi.grpc.generated.GrpcLocale
+	(*GrpcUpsertAttributeMutation)(nil),                                // 61: io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
+	(*GrpcAttributeMutation)(nil),                                      // 62: io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation
+	(*GrpcUpsertAssociatedDataMutation)(nil),                           // 63: io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation
+	(*GrpcSetPriceInnerRecordHandlingMutation)(nil),                    // 64: io.evitadb.externalApi.grpc.generated.GrpcSetPriceInnerRecordHandlingMutation
+	(*GrpcUpsertPriceMutation)(nil),                                    // 65: io.evitadb.externalApi.grpc.generated.GrpcUpsertPriceMutation
+	(*GrpcSetParentMutation)(nil),                                      // 66: io.evitadb.externalApi.grpc.generated.GrpcSetParentMutation
+	(*GrpcInsertReferenceMutation)(nil),                                // 67: io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation
+	(*GrpcSetReferenceGroupMutation)(nil),                              // 68: io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation
+	(*GrpcReferenceAttributeMutation)(nil),                             // 69: io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation
+	(*GrpcSetEntityScopeMutation)(nil),                                 // 70: io.evitadb.externalApi.grpc.generated.GrpcSetEntityScopeMutation
+	(*GrpcLocalMutation)(nil),                                          // 71: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation
+	(*GrpcEntityUpsertMutation)(nil),                                   // 72: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation
+	(*GrpcEntityMutation)(nil),                                         // 73: io.evitadb.externalApi.grpc.generated.GrpcEntityMutation
+	(*GrpcUpsertEntityRequest)(nil),                                    // 74: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest
+	(*GrpcUpsertEntityResponse)(nil),                                   // 75: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse
+	(*GrpcGetCatalogSchemaRequest)(nil),                                // 76: io.evitadb.externalApi.grpc.generated.GrpcGetCatalogSchemaRequest
+	(*GrpcCatalogSchemaResponse)(nil),                                  // 77: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse
+	(*GrpcEntitySchemaRequest)(nil),                                    // 78: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaRequest
+	(*GrpcEntitySchemaResponse)(nil),                                   // 79: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse
+	(*GrpcEntityTypesResponse)(nil),                                    // 80: io.evitadb.externalApi.grpc.generated.GrpcEntityTypesResponse
+	(*GrpcUpdateCatalogSchemaRequest)(nil),                             // 81: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest
+	(*GrpcUpdateCatalogSchemaResponse)(nil),                            // 82: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaResponse
+	(*GrpcDefineEntitySchemaRequest)(nil),                              // 83: io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaRequest
+	(*GrpcDefineEntitySchemaResponse)(nil),                             // 84: io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaResponse
+	(*GrpcUpdateEntitySchemaRequest)(nil),                              // 85: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest
+	(*GrpcUpdateEntitySchemaResponse)(nil),                             // 86: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaResponse
+	(*GrpcEntityCollectionSizeRequest)(nil),                            // 87: io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeRequest
+	(*GrpcEntityCollectionSizeResponse)(nil),                           // 88: io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeResponse
+	(*GrpcCloseRequest)(nil),                                           // 89: io.evitadb.externalApi.grpc.generated.GrpcCloseRequest
+	(*GrpcCloseResponse)(nil),                                          // 90: io.evitadb.externalApi.grpc.generated.GrpcCloseResponse
+	(*GrpcGoLiveAndCloseResponse)(nil),                                 // 91: io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseResponse
+	(*GrpcGoLiveAndCloseWithProgressResponse)(nil),                     // 92: io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseWithProgressResponse
+	nil,                            // 93: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry
+	nil,                            // 94: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry
+	nil,                            // 95: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry
+	nil,                            // 96: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry
+	nil,                            // 97: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry
+	nil,                            // 98: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry
+	nil,                            // 99: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry
+	nil,                            // 100: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.AttributesEntry
+	nil,                            // 101: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.AssociatedDataEntry
+	nil,                            // 102: io.evitadb.externalApi.grpc.generated.GrpcReference.GlobalAttributesEntry
+	nil,                            // 103: io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry
+	nil,                            // 104: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAttributesEntry
+	nil,                            // 105: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry
+	nil,                            // 106: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAssociatedDataEntry
+	nil,                            // 107: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry
+	(*wrapperspb.StringValue)(nil), // 108: google.protobuf.StringValue
+	(*wrapperspb.Int32Value)(nil),  // 109: google.protobuf.Int32Value
+	(*emptypb.Empty)(nil),          // 110: google.protobuf.Empty
 }
 var file_evita_subset_proto_depIdxs = []int32{
 	13,  // 0: io.evitadb.externalApi.grpc.generated.GrpcCatalogStatistics.entityCollectionStatistics:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionStatistics
 	14,  // 1: io.evitadb.externalApi.grpc.generated.GrpcEvitaCatalogStatisticsResponse.catalogStatistics:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCatalogStatistics
-	92,  // 2: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry
-	93,  // 3: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry
-	94,  // 4: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.associatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry
-	95,  // 5: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.references:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry
-	96,  // 6: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.sortableAttributeCompounds:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry
-	107, // 7: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.groupType:type_name -> google.protobuf.StringValue
-	97,  // 8: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry
-	98,  // 9: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.sortableAttributeCompounds:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry
-	107, // 10: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.reflectedReferenceName:type_name -> google.protobuf.StringValue
+	93,  // 2: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry
+	94,  // 3: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry
+	95,  // 4: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.associatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry
+	96,  // 5: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.references:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry
+	97,  // 6: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.sortableAttributeCompounds:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry
+	108, // 7: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.groupType:type_name -> google.protobuf.StringValue
+	98,  // 8: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry
+	99,  // 9: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.sortableAttributeCompounds:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry
+	108, // 10: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.reflectedReferenceName:type_name -> google.protobuf.StringValue
 	23,  // 11: io.evitadb.externalApi.grpc.generated.GrpcLocalCatalogSchemaMutation.createGlobalAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateGlobalAttributeSchemaMutation
-	107, // 12: io.evitadb.externalApi.grpc.generated.GrpcCreateReferenceSchemaMutation.referencedGroupType:type_name -> google.protobuf.StringValue
+	108, // 12: io.evitadb.externalApi.grpc.generated.GrpcCreateReferenceSchemaMutation.referencedGroupType:type_name -> google.protobuf.StringValue
 	25,  // 13: io.evitadb.externalApi.grpc.generated.GrpcAttributeSchemaMutation.createAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateAttributeSchemaMutation
-	39,  // 14: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation.attributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchemaMutation
+	40,  // 14: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation.attributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchemaMutation
 	28,  // 15: io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutation.createSortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateSortableAttributeCompoundSchemaMutation
-	41,  // 16: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation.sortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutation
+	42,  // 16: io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation.sortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchemaMutation
 	27,  // 17: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createAssociatedDataSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateAssociatedDataSchemaMutation
 	25,  // 18: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateAttributeSchemaMutation
 	26,  // 19: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.useGlobalAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUseGlobalAttributeSchemaMutation
@@ -7520,119 +7605,120 @@ var file_evita_subset_proto_depIdxs = []int32{
 	33,  // 27: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.setEntitySchemaWithHierarchyMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetEntitySchemaWithHierarchyMutation
 	34,  // 28: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.setEntitySchemaWithPriceMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetEntitySchemaWithPriceMutation
 	37,  // 29: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createReferenceSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateReferenceSchemaMutation
-	40,  // 30: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.modifyReferenceAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation
-	38,  // 31: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createReflectedReferenceSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateReflectedReferenceSchemaMutation
-	42,  // 32: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.modifyReferenceSortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation
-	28,  // 33: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createSortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateSortableAttributeCompoundSchemaMutation
-	43,  // 34: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation.entitySchemaMutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation
-	46,  // 35: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.stringArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcStringArray
-	45,  // 36: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.integerArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcIntegerArray
-	47,  // 37: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.scopeArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityScopeArray
-	48,  // 38: io.evitadb.externalApi.grpc.generated.GrpcQueryRequest.positionalQueryParams:type_name -> io.evitadb.externalApi.grpc.generated.GrpcQueryParam
-	50,  // 39: io.evitadb.externalApi.grpc.generated.GrpcDataChunk.entityReferences:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	58,  // 40: io.evitadb.externalApi.grpc.generated.GrpcDataChunk.sealedEntities:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
-	51,  // 41: io.evitadb.externalApi.grpc.generated.GrpcQueryResponse.recordPage:type_name -> io.evitadb.externalApi.grpc.generated.GrpcDataChunk
-	50,  // 42: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse.entityReferences:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	58,  // 43: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse.sealedEntities:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
-	99,  // 44: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.AttributesEntry
-	100, // 45: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.associatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.AssociatedDataEntry
-	50,  // 46: io.evitadb.externalApi.grpc.generated.GrpcReference.referencedEntityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	50,  // 47: io.evitadb.externalApi.grpc.generated.GrpcReference.groupReferencedEntityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	50,  // 48: io.evitadb.externalApi.grpc.generated.GrpcReference.groupReferencedEntity:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	101, // 49: io.evitadb.externalApi.grpc.generated.GrpcReference.globalAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference.GlobalAttributesEntry
-	102, // 50: io.evitadb.externalApi.grpc.generated.GrpcReference.localizedAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry
-	108, // 51: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.parent:type_name -> google.protobuf.Int32Value
-	103, // 52: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.globalAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAttributesEntry
-	104, // 53: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.localizedAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry
-	56,  // 54: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.prices:type_name -> io.evitadb.externalApi.grpc.generated.GrpcPrice
-	57,  // 55: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.references:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference
-	105, // 56: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.globalAssociatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAssociatedDataEntry
-	106, // 57: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.localizedAssociatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry
-	59,  // 58: io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation.attributeLocale:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocale
-	60,  // 59: io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation.upsertAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
-	59,  // 60: io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation.associatedDataLocale:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocale
-	107, // 61: io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation.referencedEntityType:type_name -> google.protobuf.StringValue
-	107, // 62: io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation.groupType:type_name -> google.protobuf.StringValue
-	61,  // 63: io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation.attributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation
-	60,  // 64: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
-	62,  // 65: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertAssociatedDataMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation
-	64,  // 66: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertPriceMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertPriceMutation
-	63,  // 67: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setPriceInnerRecordHandlingMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetPriceInnerRecordHandlingMutation
-	65,  // 68: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setParentMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetParentMutation
-	66,  // 69: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.insertReferenceMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation
-	67,  // 70: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setReferenceGroupMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation
-	68,  // 71: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.referenceAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation
-	69,  // 72: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setEntityScopeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetEntityScopeMutation
-	108, // 73: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation.entityPrimaryKey:type_name -> google.protobuf.Int32Value
-	70,  // 74: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation.mutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalMutation
-	71,  // 75: io.evitadb.externalApi.grpc.generated.GrpcEntityMutation.entityUpsertMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation
-	72,  // 76: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest.entityMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityMutation
-	50,  // 77: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse.entityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
-	16,  // 78: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse.catalogSchema:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema
-	18,  // 79: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse.entitySchema:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema
-	24,  // 80: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest.schemaMutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalCatalogSchemaMutation
-	44,  // 81: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest.schemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation
-	17,  // 82: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcGlobalAttributeSchema
-	19,  // 83: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchema
-	20,  // 84: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAssociatedDataSchema
-	22,  // 85: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema
-	21,  // 86: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchema
-	19,  // 87: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchema
-	21,  // 88: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchema
-	54,  // 89: io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
-	54,  // 90: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
-	55,  // 91: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData
-	109, // 92: io.evitadb.externalApi.grpc.generated.EvitaService.IsReady:input_type -> google.protobuf.Empty
-	109, // 93: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogNames:input_type -> google.protobuf.Empty
-	6,   // 94: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogState:input_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogStateRequest
-	8,   // 95: io.evitadb.externalApi.grpc.generated.EvitaService.DefineCatalog:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineCatalogRequest
-	10,  // 96: io.evitadb.externalApi.grpc.generated.EvitaService.DeleteCatalogIfExists:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDeleteCatalogIfExistsRequest
-	1,   // 97: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadOnlySession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionRequest
-	1,   // 98: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadWriteSession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionRequest
-	3,   // 99: io.evitadb.externalApi.grpc.generated.EvitaService.TerminateSession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionTerminationRequest
-	109, // 100: io.evitadb.externalApi.grpc.generated.EvitaManagementService.ServerStatus:input_type -> google.protobuf.Empty
-	109, // 101: io.evitadb.externalApi.grpc.generated.EvitaManagementService.GetCatalogStatistics:input_type -> google.protobuf.Empty
-	75,  // 102: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetCatalogSchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogSchemaRequest
-	109, // 103: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetAllEntityTypes:input_type -> google.protobuf.Empty
-	77,  // 104: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaRequest
-	49,  // 105: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Query:input_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
-	49,  // 106: io.evitadb.externalApi.grpc.generated.EvitaSessionService.QueryList:input_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
-	80,  // 107: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateCatalogSchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest
-	82,  // 108: io.evitadb.externalApi.grpc.generated.EvitaSessionService.DefineEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaRequest
-	84,  // 109: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest
-	73,  // 110: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpsertEntity:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest
-	86,  // 111: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntityCollectionSize:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeRequest
-	109, // 112: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndClose:input_type -> google.protobuf.Empty
-	109, // 113: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndCloseWithProgress:input_type -> google.protobuf.Empty
-	88,  // 114: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Close:input_type -> io.evitadb.externalApi.grpc.generated.GrpcCloseRequest
-	0,   // 115: io.evitadb.externalApi.grpc.generated.EvitaService.IsReady:output_type -> io.evitadb.externalApi.grpc.generated.GrpcReadyResponse
-	5,   // 116: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogNames:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCatalogNamesResponse
-	7,   // 117: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogState:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogStateResponse
-	9,   // 118: io.evitadb.externalApi.grpc.generated.EvitaService.DefineCatalog:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineCatalogResponse
-	11,  // 119: io.evitadb.externalApi.grpc.generated.EvitaService.DeleteCatalogIfExists:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDeleteCatalogIfExistsResponse
-	2,   // 120: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadOnlySession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionResponse
-	2,   // 121: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadWriteSession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionResponse
-	4,   // 122: io.evitadb.externalApi.grpc.generated.EvitaService.TerminateSession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionTerminationResponse
-	12,  // 123: io.evitadb.externalApi.grpc.generated.EvitaManagementService.ServerStatus:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaServerStatusResponse
-	15,  // 124: io.evitadb.externalApi.grpc.generated.EvitaManagementService.GetCatalogStatistics:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaCatalogStatisticsResponse
-	76,  // 125: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetCatalogSchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse
-	79,  // 126: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetAllEntityTypes:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityTypesResponse
-	78,  // 127: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse
-	52,  // 128: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Query:output_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryResponse
-	53,  // 129: io.evitadb.externalApi.grpc.generated.EvitaSessionService.QueryList:output_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse
-	81,  // 130: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateCatalogSchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaResponse
-	83,  // 131: io.evitadb.externalApi.grpc.generated.EvitaSessionService.DefineEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaResponse
-	85,  // 132: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaResponse
-	74,  // 133: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpsertEntity:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse
-	87,  // 134: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntityCollectionSize:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeResponse
-	90,  // 135: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndClose:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseResponse
-	91,  // 136: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndCloseWithProgress:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseWithProgressResponse
-	89,  // 137: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Close:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCloseResponse
-	115, // [115:138] is the sub-list for method output_type
-	92,  // [92:115] is the sub-list for method input_type
-	92,  // [92:92] is the sub-list for extension type_name
-	92,  // [92:92] is the sub-list for extension extendee
-	0,   // [0:92] is the sub-list for field type_name
+	41,  // 30: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.modifyReferenceAttributeSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceAttributeSchemaMutation
+	38,  // 31: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.setReferenceSchemaIndexedMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetReferenceSchemaIndexedMutation
+	39,  // 32: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createReflectedReferenceSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateReflectedReferenceSchemaMutation
+	43,  // 33: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.modifyReferenceSortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyReferenceSortableAttributeCompoundSchemaMutation
+	28,  // 34: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation.createSortableAttributeCompoundSchemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCreateSortableAttributeCompoundSchemaMutation
+	44,  // 35: io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation.entitySchemaMutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaMutation
+	47,  // 36: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.stringArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcStringArray
+	46,  // 37: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.integerArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcIntegerArray
+	48,  // 38: io.evitadb.externalApi.grpc.generated.GrpcQueryParam.scopeArrayValue:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityScopeArray
+	49,  // 39: io.evitadb.externalApi.grpc.generated.GrpcQueryRequest.positionalQueryParams:type_name -> io.evitadb.externalApi.grpc.generated.GrpcQueryParam
+	51,  // 40: io.evitadb.externalApi.grpc.generated.GrpcDataChunk.entityReferences:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	59,  // 41: io.evitadb.externalApi.grpc.generated.GrpcDataChunk.sealedEntities:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
+	52,  // 42: io.evitadb.externalApi.grpc.generated.GrpcQueryResponse.recordPage:type_name -> io.evitadb.externalApi.grpc.generated.GrpcDataChunk
+	51,  // 43: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse.entityReferences:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	59,  // 44: io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse.sealedEntities:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity
+	100, // 45: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.attributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute.AttributesEntry
+	101, // 46: io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.associatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData.AssociatedDataEntry
+	51,  // 47: io.evitadb.externalApi.grpc.generated.GrpcReference.referencedEntityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	51,  // 48: io.evitadb.externalApi.grpc.generated.GrpcReference.groupReferencedEntityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	51,  // 49: io.evitadb.externalApi.grpc.generated.GrpcReference.groupReferencedEntity:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	102, // 50: io.evitadb.externalApi.grpc.generated.GrpcReference.globalAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference.GlobalAttributesEntry
+	103, // 51: io.evitadb.externalApi.grpc.generated.GrpcReference.localizedAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry
+	109, // 52: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.parent:type_name -> google.protobuf.Int32Value
+	104, // 53: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.globalAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAttributesEntry
+	105, // 54: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.localizedAttributes:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry
+	57,  // 55: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.prices:type_name -> io.evitadb.externalApi.grpc.generated.GrpcPrice
+	58,  // 56: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.references:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReference
+	106, // 57: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.globalAssociatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.GlobalAssociatedDataEntry
+	107, // 58: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.localizedAssociatedData:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry
+	60,  // 59: io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation.attributeLocale:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocale
+	61,  // 60: io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation.upsertAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
+	60,  // 61: io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation.associatedDataLocale:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocale
+	108, // 62: io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation.referencedEntityType:type_name -> google.protobuf.StringValue
+	108, // 63: io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation.groupType:type_name -> google.protobuf.StringValue
+	62,  // 64: io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation.attributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeMutation
+	61,  // 65: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAttributeMutation
+	63,  // 66: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertAssociatedDataMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertAssociatedDataMutation
+	65,  // 67: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.upsertPriceMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcUpsertPriceMutation
+	64,  // 68: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setPriceInnerRecordHandlingMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetPriceInnerRecordHandlingMutation
+	66,  // 69: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setParentMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetParentMutation
+	67,  // 70: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.insertReferenceMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcInsertReferenceMutation
+	68,  // 71: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setReferenceGroupMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetReferenceGroupMutation
+	69,  // 72: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.referenceAttributeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceAttributeMutation
+	70,  // 73: io.evitadb.externalApi.grpc.generated.GrpcLocalMutation.setEntityScopeMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSetEntityScopeMutation
+	109, // 74: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation.entityPrimaryKey:type_name -> google.protobuf.Int32Value
+	71,  // 75: io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation.mutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalMutation
+	72,  // 76: io.evitadb.externalApi.grpc.generated.GrpcEntityMutation.entityUpsertMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityUpsertMutation
+	73,  // 77: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest.entityMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityMutation
+	51,  // 78: io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse.entityReference:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntityReference
+	16,  // 79: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse.catalogSchema:type_name -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema
+	18,  // 80: io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse.entitySchema:type_name -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchema
+	24,  // 81: io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest.schemaMutations:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalCatalogSchemaMutation
+	45,  // 82: io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest.schemaMutation:type_name -> io.evitadb.externalApi.grpc.generated.GrpcModifyEntitySchemaMutation
+	17,  // 83: io.evitadb.externalApi.grpc.generated.GrpcCatalogSchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcGlobalAttributeSchema
+	19,  // 84: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchema
+	20,  // 85: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.AssociatedDataEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAssociatedDataSchema
+	22,  // 86: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.ReferencesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema
+	21,  // 87: io.evitadb.externalApi.grpc.generated.GrpcEntitySchema.SortableAttributeCompoundsEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchema
+	19,  // 88: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.AttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcAttributeSchema
+	21,  // 89: io.evitadb.externalApi.grpc.generated.GrpcReferenceSchema.SortableAttributeCompoundsEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcSortableAttributeCompoundSchema
+	55,  // 90: io.evitadb.externalApi.grpc.generated.GrpcReference.LocalizedAttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
+	55,  // 91: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAttributesEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAttribute
+	56,  // 92: io.evitadb.externalApi.grpc.generated.GrpcSealedEntity.LocalizedAssociatedDataEntry.value:type_name -> io.evitadb.externalApi.grpc.generated.GrpcLocalizedAssociatedData
+	110, // 93: io.evitadb.externalApi.grpc.generated.EvitaService.IsReady:input_type -> google.protobuf.Empty
+	110, // 94: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogNames:input_type -> google.protobuf.Empty
+	6,   // 95: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogState:input_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogStateRequest
+	8,   // 96: io.evitadb.externalApi.grpc.generated.EvitaService.DefineCatalog:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineCatalogRequest
+	10,  // 97: io.evitadb.externalApi.grpc.generated.EvitaService.DeleteCatalogIfExists:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDeleteCatalogIfExistsRequest
+	1,   // 98: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadOnlySession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionRequest
+	1,   // 99: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadWriteSession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionRequest
+	3,   // 100: io.evitadb.externalApi.grpc.generated.EvitaService.TerminateSession:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionTerminationRequest
+	110, // 101: io.evitadb.externalApi.grpc.generated.EvitaManagementService.ServerStatus:input_type -> google.protobuf.Empty
+	110, // 102: io.evitadb.externalApi.grpc.generated.EvitaManagementService.GetCatalogStatistics:input_type -> google.protobuf.Empty
+	76,  // 103: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetCatalogSchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogSchemaRequest
+	110, // 104: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetAllEntityTypes:input_type -> google.protobuf.Empty
+	78,  // 105: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaRequest
+	50,  // 106: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Query:input_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
+	50,  // 107: io.evitadb.externalApi.grpc.generated.EvitaSessionService.QueryList:input_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryRequest
+	81,  // 108: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateCatalogSchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaRequest
+	83,  // 109: io.evitadb.externalApi.grpc.generated.EvitaSessionService.DefineEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaRequest
+	85,  // 110: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateEntitySchema:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaRequest
+	74,  // 111: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpsertEntity:input_type -> io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityRequest
+	87,  // 112: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntityCollectionSize:input_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeRequest
+	110, // 113: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndClose:input_type -> google.protobuf.Empty
+	110, // 114: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndCloseWithProgress:input_type -> google.protobuf.Empty
+	89,  // 115: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Close:input_type -> io.evitadb.externalApi.grpc.generated.GrpcCloseRequest
+	0,   // 116: io.evitadb.externalApi.grpc.generated.EvitaService.IsReady:output_type -> io.evitadb.externalApi.grpc.generated.GrpcReadyResponse
+	5,   // 117: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogNames:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCatalogNamesResponse
+	7,   // 118: io.evitadb.externalApi.grpc.generated.EvitaService.GetCatalogState:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGetCatalogStateResponse
+	9,   // 119: io.evitadb.externalApi.grpc.generated.EvitaService.DefineCatalog:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineCatalogResponse
+	11,  // 120: io.evitadb.externalApi.grpc.generated.EvitaService.DeleteCatalogIfExists:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDeleteCatalogIfExistsResponse
+	2,   // 121: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadOnlySession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionResponse
+	2,   // 122: io.evitadb.externalApi.grpc.generated.EvitaService.CreateReadWriteSession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionResponse
+	4,   // 123: io.evitadb.externalApi.grpc.generated.EvitaService.TerminateSession:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaSessionTerminationResponse
+	12,  // 124: io.evitadb.externalApi.grpc.generated.EvitaManagementService.ServerStatus:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaServerStatusResponse
+	15,  // 125: io.evitadb.externalApi.grpc.generated.EvitaManagementService.GetCatalogStatistics:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEvitaCatalogStatisticsResponse
+	77,  // 126: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetCatalogSchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCatalogSchemaResponse
+	80,  // 127: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetAllEntityTypes:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityTypesResponse
+	79,  // 128: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntitySchemaResponse
+	53,  // 129: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Query:output_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryResponse
+	54,  // 130: io.evitadb.externalApi.grpc.generated.EvitaSessionService.QueryList:output_type -> io.evitadb.externalApi.grpc.generated.GrpcQueryListResponse
+	82,  // 131: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateCatalogSchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateCatalogSchemaResponse
+	84,  // 132: io.evitadb.externalApi.grpc.generated.EvitaSessionService.DefineEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcDefineEntitySchemaResponse
+	86,  // 133: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpdateEntitySchema:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpdateEntitySchemaResponse
+	75,  // 134: io.evitadb.externalApi.grpc.generated.EvitaSessionService.UpsertEntity:output_type -> io.evitadb.externalApi.grpc.generated.GrpcUpsertEntityResponse
+	88,  // 135: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GetEntityCollectionSize:output_type -> io.evitadb.externalApi.grpc.generated.GrpcEntityCollectionSizeResponse
+	91,  // 136: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndClose:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseResponse
+	92,  // 137: io.evitadb.externalApi.grpc.generated.EvitaSessionService.GoLiveAndCloseWithProgress:output_type -> io.evitadb.externalApi.grpc.generated.GrpcGoLiveAndCloseWithProgressResponse
+	90,  // 138: io.evitadb.externalApi.grpc.generated.EvitaSessionService.Close:output_type -> io.evitadb.externalApi.grpc.generated.GrpcCloseResponse
+	116, // [116:139] is the sub-list for method output_type
+	93,  // [93:116] is the sub-list for method input_type
+	93,  // [93:93] is the sub-list for extension type_name
+	93,  // [93:93] is the sub-list for extension extendee
+	0,   // [0:93] is the sub-list for field type_name
 }
 
 func init() { file_evita_subset_proto_init() }
@@ -7644,13 +7730,13 @@ func file_evita_subset_proto_init() {
 	file_evita_subset_proto_msgTypes[24].OneofWrappers = []any{
 		(*GrpcLocalCatalogSchemaMutation_CreateGlobalAttributeSchemaMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[39].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[40].OneofWrappers = []any{
 		(*GrpcAttributeSchemaMutation_CreateAttributeSchemaMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[41].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[42].OneofWrappers = []any{
 		(*GrpcSortableAttributeCompoundSchemaMutation_CreateSortableAttributeCompoundSchemaMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[43].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[44].OneofWrappers = []any{
 		(*GrpcEntitySchemaMutation_CreateAssociatedDataSchemaMutation)(nil),
 		(*GrpcEntitySchemaMutation_CreateAttributeSchemaMutation)(nil),
 		(*GrpcEntitySchemaMutation_UseGlobalAttributeSchemaMutation)(nil),
@@ -7665,11 +7751,12 @@ func file_evita_subset_proto_init() {
 		(*GrpcEntitySchemaMutation_SetEntitySchemaWithPriceMutation)(nil),
 		(*GrpcEntitySchemaMutation_CreateReferenceSchemaMutation)(nil),
 		(*GrpcEntitySchemaMutation_ModifyReferenceAttributeSchemaMutation)(nil),
+		(*GrpcEntitySchemaMutation_SetReferenceSchemaIndexedMutation)(nil),
 		(*GrpcEntitySchemaMutation_CreateReflectedReferenceSchemaMutation)(nil),
 		(*GrpcEntitySchemaMutation_ModifyReferenceSortableAttributeCompoundSchemaMutation)(nil),
 		(*GrpcEntitySchemaMutation_CreateSortableAttributeCompoundSchemaMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[48].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[49].OneofWrappers = []any{
 		(*GrpcQueryParam_StringValue)(nil),
 		(*GrpcQueryParam_IntegerValue)(nil),
 		(*GrpcQueryParam_LongValue)(nil),
@@ -7678,14 +7765,14 @@ func file_evita_subset_proto_init() {
 		(*GrpcQueryParam_IntegerArrayValue)(nil),
 		(*GrpcQueryParam_ScopeArrayValue)(nil),
 	}
-	file_evita_subset_proto_msgTypes[57].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[58].OneofWrappers = []any{
 		(*GrpcReference_GroupReferencedEntityReference)(nil),
 		(*GrpcReference_GroupReferencedEntity)(nil),
 	}
-	file_evita_subset_proto_msgTypes[61].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[62].OneofWrappers = []any{
 		(*GrpcAttributeMutation_UpsertAttributeMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[70].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[71].OneofWrappers = []any{
 		(*GrpcLocalMutation_UpsertAttributeMutation)(nil),
 		(*GrpcLocalMutation_UpsertAssociatedDataMutation)(nil),
 		(*GrpcLocalMutation_UpsertPriceMutation)(nil),
@@ -7696,10 +7783,10 @@ func file_evita_subset_proto_init() {
 		(*GrpcLocalMutation_ReferenceAttributeMutation)(nil),
 		(*GrpcLocalMutation_SetEntityScopeMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[72].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[73].OneofWrappers = []any{
 		(*GrpcEntityMutation_EntityUpsertMutation)(nil),
 	}
-	file_evita_subset_proto_msgTypes[74].OneofWrappers = []any{
+	file_evita_subset_proto_msgTypes[75].OneofWrappers = []any{
 		(*GrpcUpsertEntityResponse_EntityReference)(nil),
 		(*GrpcUpsertEntityResponse_Entity)(nil),
 		(*GrpcUpsertEntityResponse_EntityReferenceWithAssignedPrimaryKeys)(nil),
@@ -7710,7 +7797,7 @@ func file_evita_subset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_evita_subset_proto_rawDesc), len(file_evita_subset_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   107,
+			NumMessages:   108,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

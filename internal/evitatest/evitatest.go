@@ -90,6 +90,22 @@ func TwoReleases(t testing.TB) (evitaserver.Source, evitaserver.Source) {
 	return release(t, rs[len(rs)-2]), release(t, rs[len(rs)-1])
 }
 
+// Line2026_1 is the newest fetched release of evitaDB's 2026.1 line, for tests of a
+// comparison across the lines (make evita EVITA_VERSION=2026.1.20).
+func Line2026_1(t testing.TB) evitaserver.Source {
+	t.Helper()
+	var last string
+	for _, v := range Releases() {
+		if strings.HasPrefix(v, "2026.1.") {
+			last = v
+		}
+	}
+	if last == "" {
+		unavailable(t, fmt.Sprintf("needs a release of the 2026.1 line, make evita has fetched %v (make evita EVITA_VERSION=2026.1.20)", Releases()))
+	}
+	return release(t, last)
+}
+
 func release(t testing.TB, v string) evitaserver.Source {
 	t.Helper()
 	s, err := evitaserver.Release(v)
@@ -254,6 +270,17 @@ func StartREST(t testing.TB) (*evitaserver.Server, *evita.Client) {
 func StartRESTOn(t testing.TB, catalogs map[string]string) (*evitaserver.Server, *evita.Client) {
 	t.Helper()
 	return start(t, true, catalogs)
+}
+
+// StartOn is Start on the build src (Server, Line2026_1, ...).
+func StartOn(t testing.TB, src evitaserver.Source) (*evitaserver.Server, *evita.Client) {
+	t.Helper()
+	s, c, err := startE(src, t.TempDir(), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); s.Kill() })
+	return s, c
 }
 
 func start(t testing.TB, rest bool, catalogs ...map[string]string) (*evitaserver.Server, *evita.Client) {

@@ -123,7 +123,18 @@ public final class EmbeddedWriter {
 		final EvitaServer server = new EvitaServer(Paths.get(options.getOrDefault("configDir", "")), false, "", options);
 		final Field configField = EvitaServer.class.getDeclaredField("evitaConfiguration");
 		configField.setAccessible(true);
-		final Evita evita = new Evita((EvitaConfiguration) configField.get(server), false, null, null, false);
+		final Evita evita;
+		try {
+			evita = openEngine((EvitaConfiguration) configField.get(server));
+		} catch (UnsupportedEngine e) { // said as the hello's error, for warmstat to name
+			out.writeByte('E');
+			final byte[] msg = ("UnsupportedEngine: " + e.getMessage()).getBytes(StandardCharsets.UTF_8);
+			out.writeInt(msg.length);
+			out.write(msg);
+			out.flush();
+			System.exit(5);
+			return;
+		}
 		final EmbeddedWriter w = new EmbeddedWriter(evita, in, out);
 		int code = 0;
 		try {
@@ -140,6 +151,43 @@ public final class EmbeddedWriter {
 			evita.close();
 		}
 		System.exit(code);
+	}
+
+	/**
+	 * Opens the engine as the build's own EvitaServer.run does. The lines differ: 2026.2
+	 * opens it with (configuration, false, null, null, false), 2026.1 with (configuration,
+	 * false); the booleans and callbacks are the server's defaults in both. Found by
+	 * reflection, so one source compiles against either line. A build with neither
+	 * constructor is refused on a line of its own ("unsupported engine: ..."), which
+	 * warmstat reads and names.
+	 */
+	static Evita openEngine(EvitaConfiguration cfg) throws Exception {
+		final Class<?> c = java.util.function.Consumer.class;
+		final Object[][] tried = {
+			{new Class<?>[]{EvitaConfiguration.class, boolean.class, c, c, boolean.class}, new Object[]{cfg, false, null, null, false}},
+			{new Class<?>[]{EvitaConfiguration.class, boolean.class}, new Object[]{cfg, false}},
+		};
+		for (Object[] t : tried) {
+			final java.lang.reflect.Constructor<Evita> ctor;
+			try {
+				ctor = Evita.class.getConstructor((Class<?>[]) t[0]);
+			} catch (NoSuchMethodException e) {
+				continue;
+			}
+			try {
+				return ctor.newInstance((Object[]) t[1]);
+			} catch (java.lang.reflect.InvocationTargetException e) {
+				throw e.getCause() instanceof Exception x ? x : e;
+			}
+		}
+		throw new UnsupportedEngine("Evita has neither (EvitaConfiguration, boolean, Consumer, Consumer, boolean) (2026.2) nor (EvitaConfiguration, boolean) (2026.1)");
+	}
+
+	/** The build offers no entry point this writer knows. */
+	static final class UnsupportedEngine extends Exception {
+		UnsupportedEngine(String what) {
+			super(what);
+		}
 	}
 
 	private void serve() throws IOException, InterruptedException {
