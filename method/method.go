@@ -146,6 +146,15 @@ func (m *Method) Side(src evitaserver.Source, spec, label, fallback string, say 
 	return &Side{Src: src, Label: cmp.Or(label, id.Version, fallback), Spec: spec, ID: id, Line: line}, nil
 }
 
+// CatalogLine is the evitaDB line both sides' catalog is written for: a side's own
+// when it is of an older line, else the one asked for (Options.CatalogLine).
+func (m *Method) CatalogLine(a, b *Side) string {
+	if a == nil || b == nil {
+		return m.o.CatalogLine
+	}
+	return cmp.Or(a.Line, b.Line, m.o.CatalogLine)
+}
+
 // Plan is the series of B against A (nil sides: a plan without its builds, as a
 // bisect records the plan every probe shares).
 func (m *Method) Plan(a, b *Side) series.Plan {
@@ -161,10 +170,7 @@ func (m *Method) Plan(a, b *Side) series.Plan {
 	if m.Embedded {
 		p.TargetMode = runfmt.TargetEmbedded
 	}
-	p.CatalogLine = o.CatalogLine
-	if a != nil && b != nil { // a side of the 2026.1 line: both sides get its catalog
-		p.CatalogLine = cmp.Or(a.Line, b.Line, o.CatalogLine)
-	}
+	p.CatalogLine = m.CatalogLine(a, b)
 	for _, s := range []struct {
 		side *Side
 		to   *series.Build

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -77,18 +76,22 @@ func heapLines(w io.Writer, m *method.Method) {
 }
 
 // CatalogLine says, before a series' first run, that its catalog is written for an
-// older evitaDB line on both sides (method.Side.Line), and why.
-func CatalogLine(w io.Writer, a, b *method.Side) {
+// older evitaDB line on both sides (method.Method.CatalogLine), and why.
+func CatalogLine(w io.Writer, m *method.Method, a, b *method.Side) {
+	line := m.CatalogLine(a, b)
+	if line == "" {
+		return
+	}
 	var of []string
 	for _, s := range []*method.Side{a, b} {
 		if s.Line != "" {
 			of = append(of, s.Label)
 		}
 	}
-	if len(of) == 0 {
-		return
+	why := "--catalog-line " + line
+	if len(of) > 0 {
+		why = strings.Join(of, " and ") + map[bool]string{true: " is", false: " are"}[len(of) == 1] + " of that line"
 	}
-	line := cmp.Or(a.Line, b.Line)
-	fmt.Fprintf(w, "catalog: written for evitaDB %s on both sides (%s of that line): what %s lacks is left out for A and B alike, the runs' notes say what;\n"+
-		"its figures compare only with runs on the same catalog, not with a comparison within 2026.2\n", line, strings.Join(of, " and ")+map[bool]string{true: " is", false: " are"}[len(of) == 1], line)
+	fmt.Fprintf(w, "catalog: written for evitaDB %s on both sides (%s): what %s lacks is left out for A and B alike, the runs' notes say what;\n"+
+		"its figures compare only with runs on the same catalog, not with a comparison within 2026.2\n", line, why, line)
 }

@@ -103,7 +103,7 @@ func runAB(ctx context.Context, cmd *cli.Command) error {
 	if sides["A"].Label == sides["B"].Label {
 		sides["A"].Label, sides["B"].Label = "A-"+sides["A"].Label, "B-"+sides["B"].Label
 	}
-	report.CatalogLine(cmd.Root().ErrWriter, sides["A"], sides["B"])
+	report.CatalogLine(cmd.Root().ErrWriter, m, sides["A"], sides["B"])
 	out := cmd.String("out")
 	if out == "" {
 		out = method.DefaultDir(sides["A"].Label, sides["B"].Label)
