@@ -46,9 +46,9 @@ var converters = []string{
 var ErrUnsupported = errors.New("the embedded writer does not support this build")
 
 // ErrNoConverters: the build's jars lack evitaDB's gRPC converters (or its engine), so
-// an embedded writer could not apply the mutation a remote one applies. It is one way
-// of ErrUnsupported.
-var ErrNoConverters = fmt.Errorf("%w: it lacks evitaDB's gRPC converters", ErrUnsupported)
+// an embedded writer could not apply the mutation a remote one applies. A classpath
+// missing them is incomplete: its server lacks the same classes.
+var ErrNoConverters = errors.New("the build lacks evitaDB's gRPC converters")
 
 // Check refuses a build the embedded writer cannot run on, naming what is missing.
 func Check(src evitaserver.Source) error {
@@ -57,7 +57,7 @@ func Check(src evitaserver.Source) error {
 		return err
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: evitaDB %s has no %s", ErrNoConverters, name(src), strings.TrimSuffix(strings.ReplaceAll(missing[0], "/", "."), ".class"))
+		return fmt.Errorf("%w: evitaDB %s has no %s: an incomplete classpath? (a release from make evita has it)", ErrNoConverters, name(src), strings.TrimSuffix(strings.ReplaceAll(missing[0], "/", "."), ".class"))
 	}
 	return nil
 }

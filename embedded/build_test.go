@@ -172,4 +172,33 @@ public final class Evita {
 		t.Fatal("the writer opened an engine with neither line's constructor")
 	}
 	oneLine(err, "neither (EvitaConfiguration, boolean, Consumer, Consumer, boolean) (2026.2) nor (EvitaConfiguration, boolean) (2026.1)")
+
+	// an incomplete classpath compiles but its engine cannot open: said at once, on one
+	// line naming the missing class, with no advice to try a remote writer (whose server
+	// lacks the same class)
+	var lean []string
+	for _, j := range src.Classpath {
+		if !strings.HasPrefix(filepath.Base(j), "kryo") {
+			lean = append(lean, j)
+		}
+	}
+	noKryo, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
+	if err != nil || len(lean) == len(src.Classpath) {
+		t.Fatalf("a classpath without kryo (%d of %d jars): %v", len(lean), len(src.Classpath), err)
+	}
+	if jar, err = embedded.BuildSource(noKryo, nil); err != nil {
+		t.Fatalf("the writer does not compile without kryo: %v", err)
+	}
+	began := time.Now()
+	w, err = embedded.Start(context.Background(), evitaserver.Config{Server: noKryo, DataDir: filepath.Join(t.TempDir(), "k"), HeapBytes: 512 << 20,
+		Compress: true, NoClassArchive: true, Ready: 2 * time.Minute}, jar)
+	if err == nil {
+		w.Close(time.Minute)
+		t.Fatal("the writer opened an engine without kryo")
+	}
+	t.Logf("refused in %s: %v", time.Since(began).Round(time.Millisecond), err)
+	if !errors.Is(err, embedded.ErrEngineFailed) || errors.Is(err, embedded.ErrUnsupported) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "kryo") || time.Since(began) > time.Minute {
+		t.Fatalf("an engine missing a class: %v", err)
+	}
 }

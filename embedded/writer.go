@@ -30,6 +30,10 @@ type Writer struct {
 	broken  error // the pipe failed: every later call fails with it
 }
 
+// ErrEngineFailed: the build's engine threw while opening, a class missing from an
+// incomplete classpath for example; a remote server of the same jars would fail too.
+var ErrEngineFailed = errors.New("the embedded writer could not open the engine")
+
 // ErrWriterGone: the embedded writer's JVM exited or its pipe broke mid-call.
 var ErrWriterGone = errors.New("the embedded writer is gone")
 
@@ -84,8 +88,12 @@ func Start(ctx context.Context, c evitaserver.Config, classes string) (*Writer, 
 		// a build the writer compiled against but cannot open: its hello said why
 		<-ready // closing the pipes ended the hello's read, if the JVM never said it
 		var re *remoteError
-		if errors.As(helloErr, &re) && strings.HasPrefix(re.msg, "UnsupportedEngine: ") {
-			return nil, fmt.Errorf("%w: evitaDB %s: %s", ErrUnsupported, name(c.Server), strings.TrimPrefix(re.msg, "UnsupportedEngine: "))
+		if errors.As(helloErr, &re) {
+			if what, ok := strings.CutPrefix(re.msg, "UnsupportedEngine: "); ok {
+				return nil, fmt.Errorf("%w: evitaDB %s: %s", ErrUnsupported, name(c.Server), what)
+			}
+			what, _ := strings.CutPrefix(re.msg, "EngineFailed: ")
+			return nil, fmt.Errorf("%w: evitaDB %s: %s (its stack is in the writer's log)", ErrEngineFailed, name(c.Server), what)
 		}
 		return nil, err
 	}

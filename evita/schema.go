@@ -321,7 +321,7 @@ func reflectedReference(entity string, r *pb.GrpcReferenceSchema, byName map[str
 // SetReferenceSchemaIndexedMutation after its creation.
 func (p *ReplicationPlan) for2026_1(setIndexes bool) {
 	note := func(where, what string) {
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s left out - evitaDB 2026.1 has none (the catalog of a comparison across the 2026.1 and 2026.2 lines)", where, what))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s left out - evitaDB 2026.1 has none (the catalog written for 2026.1)", where, what))
 	}
 	for _, m := range p.Catalog {
 		if g := m.GetCreateGlobalAttributeSchemaMutation(); g != nil && g.ConflictResolutionOverride != 0 {

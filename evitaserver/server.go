@@ -314,6 +314,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
+		if why := s.mainDied(); why != "" { // the JVM may stay up with nothing listening
+			return fmt.Errorf("%w: %s (its log: %s)", ErrStartFailed, why, s.Log)
+		}
 		select {
 		case <-s.done:
 			return fmt.Errorf("evitaserver: the server exited before it became ready (%v); its log %s ends:\n%s", s.exitErr, s.Log, s.Tail(20))
@@ -325,6 +328,30 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return fmt.Errorf("evitaserver: not ready within %s (last probe: %v); its log %s ends:\n%s", s.Ready, err, s.Log, s.Tail(20))
 		}
 	}
+}
+
+// ErrStartFailed: the JVM's main thread died starting the server; the error names the
+// exception's root cause on one line.
+var ErrStartFailed = errors.New("evitaserver: the server failed to start")
+
+// mainDied is the root cause of an exception that ended the JVM's main thread while
+// it started ("" when there is none in the log's last lines): a missing class of an
+// incomplete classpath, a configuration the server refuses.
+func (s *Server) mainDied() string {
+	lines := strings.Split(s.Tail(300), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, `Exception in thread "main" `) {
+			continue
+		}
+		why := strings.TrimPrefix(l, `Exception in thread "main" `)
+		for _, c := range lines[i+1:] {
+			if cause, ok := strings.CutPrefix(strings.TrimSpace(c), "Caused by: "); ok {
+				why = cause
+			}
+		}
+		return why
+	}
+	return ""
 }
 
 // Running reports whether the JVM is still alive.

@@ -250,3 +250,31 @@ func TestPortRaceIsRetried(t *testing.T) {
 		t.Fatalf("the server's own port %d: mine %v, known %v", p, mine, known)
 	}
 }
+
+// A server whose main thread dies starting, but whose JVM stays up (threads it had
+// started), is reported at once on one line with the exception's root cause: here a
+// classpath without evitaDB's gRPC layer.
+func TestServerMainDiesStarting(t *testing.T) {
+	src := evitatest.Server(t)
+	var lean []string
+	for _, j := range src.Classpath {
+		if !strings.Contains(filepath.Base(j), "evita_external_api_grpc_shared") {
+			lean = append(lean, j)
+		}
+	}
+	noGRPC, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
+	if err != nil || len(lean) == len(src.Classpath) {
+		t.Fatalf("a classpath without the gRPC layer (%d of %d jars): %v", len(lean), len(src.Classpath), err)
+	}
+	start := time.Now()
+	s, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: noGRPC, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
+		Ready: 2 * time.Minute, Probe: evitatest.Probe, NoClassArchive: true})
+	if err == nil {
+		s.Kill()
+		t.Fatal("started without the gRPC layer")
+	}
+	t.Logf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if !errors.Is(err, evitaserver.ErrStartFailed) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "grpc") || time.Since(start) > time.Minute {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+}

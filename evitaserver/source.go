@@ -295,7 +295,7 @@ func (s Source) Identify() (Identity, error) {
 	}
 	for i, rc := range requiredClasses {
 		if !found[i] {
-			return id, fmt.Errorf("evitaDB server %s (%d jars) lacks %s and cannot start: a thin evita_server jar without its modules?", s.Ref, len(jars), rc.what)
+			return id, fmt.Errorf("evitaDB server %s (%d jars) lacks %s and cannot start: an incomplete classpath, or a thin evita_server jar without its modules (a release from make evita, or mvn dependency:build-classpath in evita_server, gives the whole one)", s.Short(), len(jars), rc.what)
 		}
 	}
 	id.ClasspathSHA256 = hex.EncodeToString(all.Sum(nil))
@@ -547,4 +547,16 @@ func (s Source) Line() (string, error) {
 		return "2026.1", nil
 	}
 	return "", nil
+}
+
+// Short is how a message names the build: its reference, or for a long classpath its
+// first entry and size (a classpath of 140 jars is 10 kB).
+func (s Source) Short() string {
+	if len(s.Ref) <= 120 {
+		return s.Ref
+	}
+	if len(s.Classpath) > 0 {
+		return fmt.Sprintf("%s… (a classpath of %d entries)", s.Classpath[0], len(s.Classpath))
+	}
+	return s.Ref[:117] + "…"
 }

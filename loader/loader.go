@@ -401,6 +401,13 @@ func (c Config) createTarget(ctx context.Context, sp *sourcePlan, m *runfmt.Mani
 	}
 	rep := c.Now().Sub(begin).Nanoseconds()
 	m.Timings.SchemaReplicationNs = &rep
+	if l := m.Conditions.CatalogLine; l != "" {
+		why := "asked for"
+		if c.writerLine() == l {
+			why = "the writer is of that line"
+		}
+		c.warnf("catalog: written for evitaDB %s (%s): what that line lacks is left out (recorded as conditions.catalog_line)\n", l, why)
+	}
 	for _, n := range plan.Notes {
 		c.warnf("note: %s\n", n)
 	}

@@ -613,6 +613,9 @@ func Conditions(m *runfmt.Manifest) string {
 	if n := m.Conditions.WarmUpLoads; n > 0 { // named only when set: most runs have none
 		parts = append(parts, fmt.Sprintf("writer-warm-up=%d", n))
 	}
+	if l := m.Conditions.CatalogLine; l != "" { // named only when set: the catalog written for an older line
+		parts = append(parts, "catalog-line="+l)
+	}
 	if v := analyze.ConditionValue(m, "writer-jvm-options"); v != "none" { // given, or taken from the environment
 		parts = append(parts, "writer-jvm-options="+strconv.Quote(v))
 	}

@@ -185,7 +185,9 @@ type SeriesAnswer struct {
 	A      string `json:"a"`      // the builds' labels
 	B      string `json:"b"`
 	// Outcome is why the series ended: "resolved", "max-runs", "fixed-size".
-	Outcome      string  `json:"outcome"`
+	Outcome string `json:"outcome"`
+	// CatalogLine: both sides' catalog was written for this evitaDB line ("2026.1").
+	CatalogLine  string  `json:"catalog_line,omitempty"`
 	FixedPairs   int     `json:"fixed_pairs,omitempty"` // a fixed-size series (--pairs): its pairs
 	RunsPerSide  int     `json:"runs_per_side"`
 	SavedRuns    int     `json:"saved_runs"` // against max_runs, by stopping early
@@ -266,6 +268,7 @@ func BuildSeriesAnswer(st *series.State, dir string) *SeriesAnswer {
 	if st.Plan.Duet {
 		a.Duet, a.Unit, a.NoiseKind = true, "duets", "within a duet, its slot set aside"
 	}
+	a.CatalogLine = st.Plan.CatalogLine
 	if ta, tb := st.Totals("A"), st.Totals("B"); len(ta) > 0 && len(tb) > 0 {
 		a.Publishing = &SeriesPublishing{AS: analyze.GeoMean(ta), BS: analyze.GeoMean(tb), ARuns: len(ta), BRuns: len(tb)}
 	}
@@ -371,6 +374,9 @@ func (a *SeriesAnswer) words(f Format) []string {
 		}
 		out = append(out, fmt.Sprintf("publishing (load + goLive) took %.1f s with %s and %.1f s with %s on this machine (geometric means of %s and %s; %s)",
 			p.AS, a.A, p.BS, a.B, Plural(p.ARuns, "run"), Plural(p.BRuns, "run"), where))
+	}
+	if a.CatalogLine != "" {
+		out = append(out, fmt.Sprintf("catalog: written for evitaDB %s on both sides (what that line lacks left out): these figures compare only with runs on the same catalog", a.CatalogLine))
 	}
 	thr := a.ThresholdPct
 	for _, g := range a.Gates {

@@ -178,6 +178,7 @@ var conditionNames = map[string]string{
 	"storage-compress": "storage.compress", "cache": "cache", "traffic-recording": "traffic-recording", "batch-size": "batch",
 	"cap": "cap", "collections": "collections", "prefetch": "prefetch", "dataset": "dataset", "cores": "cores", "memory-limit": "memory",
 	"writer-profile": "writer profile", "writer-warm-up": "writer warm-up", "writer-jvm-options": "writer JVM options", "duet": "duet",
+	"catalog-line": "catalog",
 }
 
 // TableJSON is the stable JSON shape of a table.
@@ -274,7 +275,7 @@ func splitConditions(entries []TableEntry, keys []string) (caption, condCols []s
 		if len(vals) > 1 {
 			condCols = append(condCols, f)
 		} else if f == "writer-profile" && first == "none" || f == "writer-warm-up" && first == "0 loads" ||
-			f == "writer-jvm-options" && first == "none" || f == "duet" && first == "no (alone)" {
+			f == "writer-jvm-options" && first == "none" || f == "duet" && first == "no (alone)" || f == "catalog-line" && first == "as the source holds it" {
 			continue // as runs normally are: no caption
 		} else if first != "" {
 			caption = append(caption, conditionCaption(name, first))

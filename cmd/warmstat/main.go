@@ -94,6 +94,11 @@ func refusal(ref *analyze.Refusal) error {
 	if len(ref.Mismatches) > 0 {
 		lines = append(lines, "  (--allow-mismatch FIELD compares anyway, stamped NOT COMPARABLE; a build cannot be mixed within a group)")
 	}
+	for _, m := range ref.Mismatches {
+		if m.Field == "catalog-line" {
+			lines = append(lines, "  (a 2026.2 build gets the catalog written for 2026.1 with load --catalog-line 2026.1 or ab --catalog-line 2026.1; docs/upgrade.md)")
+		}
+	}
 	lines = append(lines, report.DuplicateAdvice(ref)...)
 	return withCode(exitRefused, errors.New(strings.Join(lines, "\n")))
 }

@@ -120,18 +120,27 @@ public final class EmbeddedWriter {
 		final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream("/proc/self/fd/4"), 1 << 12));
 		// the server's own parsing of its configuration and of these overrides; the engine
 		// is then opened as EvitaServer.run opens it, and the external APIs never start
-		final EvitaServer server = new EvitaServer(Paths.get(options.getOrDefault("configDir", "")), false, "", options);
-		final Field configField = EvitaServer.class.getDeclaredField("evitaConfiguration");
-		configField.setAccessible(true);
 		final Evita evita;
 		try {
+			final EvitaServer server = new EvitaServer(Paths.get(options.getOrDefault("configDir", "")), false, "", options);
+			final Field configField = EvitaServer.class.getDeclaredField("evitaConfiguration");
+			configField.setAccessible(true);
 			evita = openEngine((EvitaConfiguration) configField.get(server));
-		} catch (UnsupportedEngine e) { // said as the hello's error, for warmstat to name
+		} catch (Throwable e) { // said as the hello's error, for warmstat to name; the JVM
+			// must end: threads the engine started would keep it up with nothing to serve
+			Throwable c = e;
+			while (c.getCause() != null && c.getCause() != c) {
+				c = c.getCause();
+			}
+			final String what = e instanceof UnsupportedEngine
+				? "UnsupportedEngine: " + e.getMessage()
+				: "EngineFailed: " + c.getClass().getName() + ": " + c.getMessage();
+			final byte[] msg = what.getBytes(StandardCharsets.UTF_8);
 			out.writeByte('E');
-			final byte[] msg = ("UnsupportedEngine: " + e.getMessage()).getBytes(StandardCharsets.UTF_8);
 			out.writeInt(msg.length);
 			out.write(msg);
 			out.flush();
+			e.printStackTrace(); // into the writer's log, for whoever reads it
 			System.exit(5);
 			return;
 		}
