@@ -23,20 +23,8 @@ import (
 func TestBuildChecksTheConverters(t *testing.T) {
 	src := evitatest.Server(t)
 	t.Setenv("WARMSTAT_CACHE", t.TempDir())
-	var lean []string
-	for _, j := range src.Classpath {
-		if !strings.Contains(filepath.Base(j), "evita_external_api_grpc_shared") {
-			lean = append(lean, j)
-		}
-	}
-	if len(lean) == len(src.Classpath) {
-		t.Fatalf("the release %s has no evita_external_api_grpc_shared jar to leave out", src.Ref)
-	}
-	noConv, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = embedded.Build(noConv, evitaserver.Identity{ClasspathSHA256: "lean"}, nil)
+	noConv := evitatest.Without(t, src, "evita_external_api_grpc_shared")
+	_, err := embedded.Build(noConv, evitaserver.Identity{ClasspathSHA256: "lean"}, nil)
 	if !errors.Is(err, embedded.ErrNoConverters) || !strings.Contains(err.Error(), "DelegatingEntityMutationConverter") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a build without the converters: %v", err)
 	}
@@ -176,16 +164,7 @@ public final class Evita {
 	// an incomplete classpath compiles but its engine cannot open: said at once, on one
 	// line naming the missing class, with no advice to try a remote writer (whose server
 	// lacks the same class)
-	var lean []string
-	for _, j := range src.Classpath {
-		if !strings.HasPrefix(filepath.Base(j), "kryo") {
-			lean = append(lean, j)
-		}
-	}
-	noKryo, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
-	if err != nil || len(lean) == len(src.Classpath) {
-		t.Fatalf("a classpath without kryo (%d of %d jars): %v", len(lean), len(src.Classpath), err)
-	}
+	noKryo := evitatest.Without(t, src, "kryo")
 	if jar, err = embedded.BuildSource(noKryo, nil); err != nil {
 		t.Fatalf("the writer does not compile without kryo: %v", err)
 	}

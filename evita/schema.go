@@ -323,6 +323,18 @@ func (p *ReplicationPlan) for2026_1(setIndexes bool) {
 	note := func(where, what string) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s left out - evitaDB 2026.1 has none (the catalog written for 2026.1)", where, what))
 	}
+	// lost leaves out a reference's features 2026.1 lacks, each said once
+	lost := func(where string, components, facets, buckets, bucketsPartially *[][]byte) {
+		for _, f := range []struct {
+			set  bool
+			what string
+		}{{len(*components) > 0, "its indexed components"}, {len(*facets) > 0, "its conditional facets"}, {len(*buckets)+len(*bucketsPartially) > 0, "its histogram"}} {
+			if f.set {
+				note(where, f.what)
+			}
+		}
+		*components, *facets, *buckets, *bucketsPartially = nil, nil, nil, nil
+	}
 	for _, m := range p.Catalog {
 		if g := m.GetCreateGlobalAttributeSchemaMutation(); g != nil && g.ConflictResolutionOverride != 0 {
 			note("catalog attribute "+g.Name, "its conflict-resolution override")
@@ -338,33 +350,17 @@ func (p *ReplicationPlan) for2026_1(setIndexes bool) {
 				switch {
 				case m.GetCreateReferenceSchemaMutation() != nil:
 					c := m.GetCreateReferenceSchemaMutation()
-					where += c.Name
-					for _, f := range []struct {
-						set  bool
-						what string
-					}{{len(c.ScopedIndexedComponents) > 0, "its indexed components"}, {len(c.FacetedPartially) > 0, "its conditional facets"},
-						{len(c.BucketedInScopes)+len(c.BucketedPartiallyInScopes) > 0, "its histogram"}, {c.ConflictResolutionOverride != 0, "its conflict-resolution override"}} {
-						if f.set {
-							note(where, f.what)
-						}
+					lost(where+c.Name, &c.ScopedIndexedComponents, &c.FacetedPartially, &c.BucketedInScopes, &c.BucketedPartiallyInScopes)
+					if c.ConflictResolutionOverride != 0 {
+						note(where+c.Name, "its conflict-resolution override")
+						c.ConflictResolutionOverride = 0
 					}
-					c.ScopedIndexedComponents, c.FacetedPartially, c.BucketedInScopes, c.BucketedPartiallyInScopes, c.ConflictResolutionOverride = nil, nil, nil, nil, 0
 					if setIndexes {
 						out = append(out, setIndexed(c.Name, c.ScopedIndexTypes)...)
 					}
 				case m.GetCreateReflectedReferenceSchemaMutation() != nil:
 					c := m.GetCreateReflectedReferenceSchemaMutation()
-					where += c.Name
-					for _, f := range []struct {
-						set  bool
-						what string
-					}{{len(c.ScopedIndexedComponents) > 0, "its indexed components"}, {len(c.FacetedPartially) > 0, "its conditional facets"},
-						{len(c.BucketedInScopes)+len(c.BucketedPartiallyInScopes) > 0, "its histogram"}} {
-						if f.set {
-							note(where, f.what)
-						}
-					}
-					c.ScopedIndexedComponents, c.FacetedPartially, c.BucketedInScopes, c.BucketedPartiallyInScopes = nil, nil, nil, nil
+					lost(where+c.Name, &c.ScopedIndexedComponents, &c.FacetedPartially, &c.BucketedInScopes, &c.BucketedPartiallyInScopes)
 					if setIndexes && !c.IndexedInherited {
 						out = append(out, setIndexed(c.Name, c.ScopedIndexTypes)...)
 					}

@@ -256,16 +256,7 @@ func TestPortRaceIsRetried(t *testing.T) {
 // classpath without evitaDB's gRPC layer.
 func TestServerMainDiesStarting(t *testing.T) {
 	src := evitatest.Server(t)
-	var lean []string
-	for _, j := range src.Classpath {
-		if !strings.Contains(filepath.Base(j), "evita_external_api_grpc_shared") {
-			lean = append(lean, j)
-		}
-	}
-	noGRPC, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
-	if err != nil || len(lean) == len(src.Classpath) {
-		t.Fatalf("a classpath without the gRPC layer (%d of %d jars): %v", len(lean), len(src.Classpath), err)
-	}
+	noGRPC := evitatest.Without(t, src, "evita_external_api_grpc_shared")
 	start := time.Now()
 	s, err := evitaserver.Start(context.Background(), evitaserver.Config{Server: noGRPC, DataDir: filepath.Join(t.TempDir(), "d"), HeapBytes: 512 << 20,
 		Ready: 2 * time.Minute, Probe: evitatest.Probe, NoClassArchive: true})

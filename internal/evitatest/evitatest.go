@@ -106,6 +106,23 @@ func Line2026_1(t testing.TB) evitaserver.Source {
 	return release(t, last)
 }
 
+// Without is src with the jars whose names start with prefix left out: an incomplete
+// build, for tests of how one is refused. It fails t when no jar was left out.
+func Without(t testing.TB, src evitaserver.Source, prefix string) evitaserver.Source {
+	t.Helper()
+	var lean []string
+	for _, j := range src.Classpath {
+		if !strings.HasPrefix(filepath.Base(j), prefix) {
+			lean = append(lean, j)
+		}
+	}
+	s, err := evitaserver.FromClasspath(strings.Join(lean, ":"))
+	if err != nil || len(lean) == len(src.Classpath) {
+		t.Fatalf("%s without %s* (%d of %d jars): %v", src.Ref, prefix, len(lean), len(src.Classpath), err)
+	}
+	return s
+}
+
 func release(t testing.TB, v string) evitaserver.Source {
 	t.Helper()
 	s, err := evitaserver.Release(v)
