@@ -162,30 +162,7 @@ func TestAdjustCalibration(t *testing.T) {
 // adjusted, at the slope the runs were made with. Runs without either have neither
 // row, and a gate on one says why.
 func TestAdjustedRows(t *testing.T) {
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(3, 4))
-	var pairs []Pair
-	for k := 1; k <= 5; k++ {
-		for _, g := range []struct {
-			label  string
-			effect float64
-		}{{"A", 1}, {"B", 0.9}} {
-			d := filepath.Join(dir, g.label, fmt.Sprintf("run-%d", k))
-			if _, err := synthrun.Write(d, synthrun.Spec{Label: g.label, Seed: uint64(10*k) + uint64(len(pairs)), Effect: g.effect,
-				Tau: 0.003, Machine: 0.05 * rng.NormFloat64(), Theta: 2.5, Cost: true}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pairs = append(pairs, Pair{A: filepath.Join(dir, "A", fmt.Sprintf("run-%d", k)), B: filepath.Join(dir, "B", fmt.Sprintf("run-%d", k))})
-	}
-	a, err := LoadGroup("A", filepath.Join(dir, "A"), LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := LoadGroup("B", filepath.Join(dir, "B"), LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, pairs := synthPairs(t, t.TempDir(), 5, rand.New(rand.NewPCG(3, 4)), func(k int) uint64 { return uint64(11*k - 1) })
 	c, err := Compare(a, b, CompareOptions{ThresholdPct: 2, Method: Paired, Pairs: pairs})
 	if err != nil {
 		t.Fatal(err)
@@ -248,30 +225,7 @@ func TestAdjustedRows(t *testing.T) {
 // were made with.
 func TestAdjustedFitByPairCount(t *testing.T) {
 	for _, n := range []int{pairedFitFrom - 1, pairedFitFrom} {
-		dir := t.TempDir()
-		rng := rand.New(rand.NewPCG(5, uint64(n)))
-		var pairs []Pair
-		for k := 1; k <= n; k++ {
-			for _, g := range []struct {
-				label  string
-				effect float64
-			}{{"A", 1}, {"B", 0.9}} {
-				d := filepath.Join(dir, g.label, fmt.Sprintf("run-%d", k))
-				if _, err := synthrun.Write(d, synthrun.Spec{Label: g.label, Seed: uint64(10*k) + uint64(len(g.label)), Effect: g.effect,
-					Tau: 0.003, Machine: 0.05 * rng.NormFloat64(), Theta: 2.5, Cost: true}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			pairs = append(pairs, Pair{A: filepath.Join(dir, "A", fmt.Sprintf("run-%d", k)), B: filepath.Join(dir, "B", fmt.Sprintf("run-%d", k))})
-		}
-		a, err := LoadGroup("A", filepath.Join(dir, "A"), LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := LoadGroup("B", filepath.Join(dir, "B"), LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b, pairs := synthPairs(t, t.TempDir(), n, rand.New(rand.NewPCG(5, uint64(n))), func(k int) uint64 { return uint64(10*k + 1) })
 		plan := SequentialPlan{MinRuns: 2, MaxRuns: 10, AlphaPct: 5, ThresholdPct: 2, Paired: true, Gates: []string{"Product/mean_adj"}}
 		l, err := LookAt(a, b, plan, CompareOptions{ThresholdPct: 2, Method: Paired, Pairs: pairs, Gates: plan.Gates})
 		if err != nil {
@@ -292,4 +246,32 @@ func TestAdjustedFitByPairCount(t *testing.T) {
 			t.Errorf("%d pairs: Product/mean_adj %v [%v, %v], the runs were made 10 %% faster", n, g.DeltaPct, g.LowPct, g.HighPct)
 		}
 	}
+}
+
+// synthPairs writes n pairs of synthetic runs with cost columns and the machine's
+// speed into dir (B made 10 % faster, the machine swinging 5 % between runs, slope
+// 2.5), run k of each side seeded seed(k), and loads the two groups.
+func synthPairs(t *testing.T, dir string, n int, rng *rand.Rand, seed func(k int) uint64) (a, b *Group, pairs []Pair) {
+	t.Helper()
+	for k := 1; k <= n; k++ {
+		for _, g := range []struct {
+			label  string
+			effect float64
+		}{{"A", 1}, {"B", 0.9}} {
+			d := filepath.Join(dir, g.label, fmt.Sprintf("run-%d", k))
+			if _, err := synthrun.Write(d, synthrun.Spec{Label: g.label, Seed: seed(k), Effect: g.effect,
+				Tau: 0.003, Machine: 0.05 * rng.NormFloat64(), Theta: 2.5, Cost: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pairs = append(pairs, Pair{A: filepath.Join(dir, "A", fmt.Sprintf("run-%d", k)), B: filepath.Join(dir, "B", fmt.Sprintf("run-%d", k))})
+	}
+	var err error
+	if a, err = LoadGroup("A", filepath.Join(dir, "A"), LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = LoadGroup("B", filepath.Join(dir, "B"), LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return a, b, pairs
 }

@@ -196,10 +196,5 @@ func compileError(src evitaserver.Source, log string, out []byte, err error) err
 	return fmt.Errorf("%w: evitaDB %s offers an API the writer does not know (javac: %s)%s", ErrUnsupported, name(src), first, where)
 }
 
-// name is how messages name a build: its reference, or for a long classpath its size.
-func name(src evitaserver.Source) string {
-	if len(src.Ref) <= 120 {
-		return src.Ref
-	}
-	return fmt.Sprintf("(a classpath of %d entries)", len(src.Classpath))
-}
+// name is how messages name a build (evitaserver.Source.Short).
+func name(src evitaserver.Source) string { return src.Short() }

@@ -263,6 +263,10 @@ type Identity struct {
 	Jars []runfmt.JarSum
 	// ClasspathSHA256 digests every jar of the classpath in order (names and contents).
 	ClasspathSHA256 string
+	// Line is the evitaDB release line the build belongs to, read from what its protocol
+	// offers: "2026.1" when its jars lack what 2026.2 added, "" for 2026.2 (the line
+	// warmstat's catalogs are written for).
+	Line string
 }
 
 // Identify reads the server's jar manifests, checksums its jars and checks that a server
@@ -274,6 +278,7 @@ func (s Source) Identify() (Identity, error) {
 		return id, err
 	}
 	found := make([]bool, len(requiredClasses))
+	newer := false // the build has what 2026.2's protocol added
 	all := sha256.New()
 	for _, j := range jars {
 		sum, classes, mf, err := inspectJar(j)
@@ -281,6 +286,7 @@ func (s Source) Identify() (Identity, error) {
 			return id, fmt.Errorf("server jar %s: %w", j, err)
 		}
 		fmt.Fprintf(all, "%s\x00%s\n", filepath.Base(j), sum)
+		newer = newer || classes[line2026_2]
 		for i, rc := range requiredClasses {
 			if classes[rc.path] {
 				found[i] = true
@@ -299,6 +305,9 @@ func (s Source) Identify() (Identity, error) {
 		}
 	}
 	id.ClasspathSHA256 = hex.EncodeToString(all.Sum(nil))
+	if !newer {
+		id.Line = "2026.1"
+	}
 	return id, nil
 }
 
@@ -362,6 +371,9 @@ func inspectJar(path string) (string, map[string]bool, map[string]string, error)
 			if zf.Name == rc.path {
 				classes[rc.path] = true
 			}
+		}
+		if zf.Name == line2026_2 {
+			classes[line2026_2] = true
 		}
 		if zf.Name == "META-INF/MANIFEST.MF" {
 			if mf, err = parseManifestEntry(zf); err != nil {
@@ -532,22 +544,8 @@ func (s Source) ClasspathString() (string, error) {
 }
 
 // line2026_2 is a message evitaDB's protocol gained in 2026.2 (histograms on
-// references): a build without it is of the 2026.1 line.
+// references): a build without it is of the 2026.1 line (Identity.Line).
 const line2026_2 = "io/evitadb/externalApi/grpc/generated/GrpcSetReferenceSchemaBucketedMutation.class"
-
-// Line is the evitaDB release line the build belongs to, read from what its protocol
-// offers: "2026.1" when its jars lack what 2026.2 added, "" for 2026.2 (the line
-// warmstat's catalogs are written for). A build without the gRPC layer is "".
-func (s Source) Line() (string, error) {
-	missing, err := s.MissingClasses([]string{line2026_2, "io/evitadb/externalApi/grpc/generated/GrpcUpsertEntityRequest.class"})
-	if err != nil {
-		return "", err
-	}
-	if len(missing) == 1 && missing[0] == line2026_2 {
-		return "2026.1", nil
-	}
-	return "", nil
-}
 
 // Short is how a message names the build: its reference, or for a long classpath its
 // first entry and size (a classpath of 140 jars is 10 kB).

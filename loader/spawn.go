@@ -389,9 +389,7 @@ func (s *spawn) recordConditions() {
 	m.Conditions.WarmUpLoads = sc.WarmUp
 	// a 2026.1 build takes only the catalog written for its line (Config.manifest); a
 	// 2026.2 build takes it too when the caller asks (a comparison across the lines)
-	if line, err := sc.Server.Line(); err == nil {
-		s.c.targetLine = line
-	}
+	s.c.targetLine = s.writer.Identity.Line
 	if s.c.Duet != nil {
 		s.c.Duet.pinned(s.writer.Pid())
 	}

@@ -121,9 +121,8 @@ func (m *Method) WorkloadFile(dir string) string {
 type Side struct {
 	Src   evitaserver.Source
 	Label string
-	Spec  string // the build as given, recorded in the plan
-	ID    evitaserver.Identity
-	Line  string // its evitaDB line when not 2026.2 (evitaserver.Source.Line)
+	Spec  string               // the build as given, recorded in the plan
+	ID    evitaserver.Identity // ID.Line: its evitaDB line when not 2026.2
 }
 
 // Side identifies src as one side of the series — and, for the embedded writer,
@@ -139,11 +138,7 @@ func (m *Method) Side(src evitaserver.Source, spec, label, fallback string, say 
 			return nil, err
 		}
 	}
-	line, err := src.Line()
-	if err != nil {
-		return nil, err
-	}
-	return &Side{Src: src, Label: cmp.Or(label, id.Version, fallback), Spec: spec, ID: id, Line: line}, nil
+	return &Side{Src: src, Label: cmp.Or(label, id.Version, fallback), Spec: spec, ID: id}, nil
 }
 
 // CatalogLine is the evitaDB line both sides' catalog is written for: a side's own
@@ -152,7 +147,7 @@ func (m *Method) CatalogLine(a, b *Side) string {
 	if a == nil || b == nil {
 		return m.o.CatalogLine
 	}
-	return cmp.Or(a.Line, b.Line, m.o.CatalogLine)
+	return cmp.Or(a.ID.Line, b.ID.Line, m.o.CatalogLine)
 }
 
 // Plan is the series of B against A (nil sides: a plan without its builds, as a

@@ -84,7 +84,7 @@ func CatalogLine(w io.Writer, m *method.Method, a, b *method.Side) {
 	}
 	var of []string
 	for _, s := range []*method.Side{a, b} {
-		if s.Line != "" {
+		if s.ID.Line != "" {
 			of = append(of, s.Label)
 		}
 	}

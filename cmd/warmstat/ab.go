@@ -51,7 +51,7 @@ func seriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-runs", Value: 2, Usage: "runs per side before the first look (a paired series looks first at 3 pairs)"},
 		&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "a JVM option for every run's writer, both sides (repeatable; recorded)"},
 		&cli.BoolFlag{Name: "no-class-archive", Usage: "boot the JVMs without the releases' class-data archives (AppCDS)"},
-		&cli.StringFlag{Name: "catalog-line", Usage: "2026.1: write the catalog for evitaDB 2026.1 on both sides even when both builds are of 2026.2 (a comparison across the lines gets it by itself), to hold a comparison within 2026.2 against one across the lines (recorded)"},
+		&cli.StringFlag{Name: "catalog-line", Usage: "2026.1: give both sides the catalog written for evitaDB 2026.1, as a comparison across the lines does by itself (recorded)"},
 		&cli.IntFlag{Name: "writer-warm-up", Usage: "0 to 5: in every run, loads into a throwaway catalog of the writer (published, then deleted) before the measured load: the runs time compiled code, as a production server's next publish does (recorded)"},
 		&cli.BoolFlag{Name: "unpaired", Usage: "analyse the two sides as independent groups (welch-t) instead of by the series' pairs (paired-t)"},
 		&cli.IntFlag{Name: "max-runs", Value: 10, Usage: "runs per side at most"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -30,7 +29,7 @@ func loadCommand() *cli.Command {
 			&cli.StringFlag{Name: "work", Usage: "spawn mode: working directory (absent, empty or warmstat's; default <out>.work)"},
 			&cli.StringSliceFlag{Name: "writer-jvm-option", Usage: "spawn mode: a JVM option for the writer, after warmstat's own (repeatable; recorded: runs with other options are not compared)"},
 			&cli.BoolFlag{Name: "no-class-archive", Usage: "spawn mode: boot the JVMs without the release's class-data archive (AppCDS)"},
-			&cli.StringFlag{Name: "catalog-line", Usage: "2026.1: write the target's catalog for evitaDB 2026.1 (what that line lacks left out), as a comparison across the lines does for both sides; a 2026.1 writer gets it by itself (recorded)"},
+			&cli.StringFlag{Name: "catalog-line", Usage: "2026.1: write the target's catalog for evitaDB 2026.1, as a comparison across the lines does; a 2026.1 writer gets it by itself (recorded)"},
 			&cli.IntFlag{Name: "writer-warm-up", Usage: "spawn mode, 0 to 5: loads of the same source into a throwaway catalog of the writer (published, then deleted) before the measured load, so it times compiled code as a production server's next publish does (recorded: runs with other counts are not compared)"},
 			&cli.StringFlag{Name: "replay", Usage: "the source is this workload file (warmstat extract), not a server: spawn mode starts only the writer (a server flag), attach mode needs only --target"},
 			&cli.StringFlag{Name: "target-mode", Value: "remote", Usage: "remote (the writer is a server, over gRPC) | embedded (with --replay in spawn mode: the same requests applied by warmstat's embedded writer, evitaDB's engine in one JVM with no transport; remote - embedded is what gRPC costs)"},
@@ -68,8 +67,8 @@ func runLoad(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	if m.Conditions.CatalogLine = cmd.String("catalog-line"); !slices.Contains(runfmt.CatalogLines, m.Conditions.CatalogLine) {
-		return usageError(cmd, "--catalog-line %q: 2026.1 is the line warmstat writes a catalog for", m.Conditions.CatalogLine)
+	if m.Conditions.CatalogLine, err = catalogLine(cmd); err != nil {
+		return err
 	}
 	mode, err := parseLoadMode(cmd)
 	if err != nil {

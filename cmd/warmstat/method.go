@@ -87,8 +87,8 @@ func seriesOptions(cmd *cli.Command) (method.Options, error) {
 	if o.SnapshotCompress, err = optBool(cmd, "snapshot-compress"); err != nil {
 		return o, err
 	}
-	if o.CatalogLine = cmd.String("catalog-line"); !slices.Contains(runfmt.CatalogLines, o.CatalogLine) {
-		return o, usageError(cmd, "--catalog-line %q: 2026.1 is the line warmstat writes a catalog for", o.CatalogLine)
+	if o.CatalogLine, err = catalogLine(cmd); err != nil {
+		return o, err
 	}
 	if _, err := writerProfiler(cmd, "", nil); err != nil { // a bad profiler flag, before any run
 		return o, err
@@ -208,4 +208,13 @@ func seriesShown(cmd *cli.Command) func(c *series.Config, began time.Time) {
 		c.OnRun = func(s *series.State, e series.Entry) { report.SeriesRun(out, s, e, s.Remaining(began, time.Now())) }
 		c.OnLook = func(s *series.State, l series.LookRecord) { report.SeriesLook(out, s, l) }
 	}
+}
+
+// catalogLine is --catalog-line (ab, bisect, history, load), checked: "" or 2026.1.
+func catalogLine(cmd *cli.Command) (string, error) {
+	l := cmd.String("catalog-line")
+	if !slices.Contains(runfmt.CatalogLines, l) {
+		return "", usageError(cmd, "--catalog-line %q: 2026.1 is the line warmstat writes a catalog for", l)
+	}
+	return l, nil
 }
